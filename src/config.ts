@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** The service's configuration, read once from the environment and passed in everywhere. */
+export interface Config {
+  readonly port: number;
+  /** PostgreSQL connection string; undefined means the embedded database. */
+  readonly databaseUrl: string | undefined;
+  /** Where the embedded database keeps its files; `memory://` keeps nothing. */
+  readonly dataDir: string;
+  /** Base of public article URLs, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  /** Fill an empty database with demo data at start. */
+  readonly seedDemo: boolean;
+}
+
+const flag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const EnvSchema = z.object({
+  PORT: z.string().regex(/^\d{1,5}$/, "must be a port number").transform(Number)
+    .pipe(z.number().int().min(0).max(65535)).default(8000),
+  DATABASE_URL: z.string().trim().transform((v) => v || undefined).optional(),
+  DATA_DIR: z.string().trim().min(1).default(".data"),
+  PUBLIC_BASE_URL: z.url().optional(),
+  SEED_DEMO: z.string().trim().toLowerCase().pipe(flag).optional(),
+});
+
+/** Reads and validates the configuration; throws a readable error naming every bad variable. */
+export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration: ${lines.join("; ")}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    seedDemo: e.SEED_DEMO ?? e.DATABASE_URL === undefined,
+  });
+}

@@ -1,0 +1,87 @@
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import postgres from "postgres";
+
+/** The embedded PostgreSQL (PGlite), served on a loopback socket so postgres.js can reach it. */
+export interface EmbeddedServer {
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+interface ServerFile {
+  host: string;
+  port: number;
+  pid: number;
+}
+
+const MEMORY = "memory://";
+
+function serverFilePath(dataDir: string): string {
+  return `${dataDir.replace(/\/+$/, "")}/server.json`;
+}
+
+/**
+ * Starts PGlite in `dataDir` (or in memory) with the extensions the schema needs, and serves it
+ * on 127.0.0.1. The address is written to `dataDir/server.json` so that a second process (the
+ * operator CLI) can share the one owner's database instead of opening the files twice.
+ */
+export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
+  const inMemory = dataDir.startsWith(MEMORY);
+  if (!inMemory) await Deno.mkdir(`${dataDir}/pgdata`, { recursive: true });
+  const db = await PGlite.create({
+    dataDir: inMemory ? MEMORY : `${dataDir}/pgdata`,
+    extensions: { pg_trgm },
+  });
+  const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 20 });
+  await socket.start();
+  const port = Number(socket.getServerConn().split(":").pop());
+  const file = inMemory ? undefined : serverFilePath(dataDir);
+  if (file) {
+    const info: ServerFile = { host: "127.0.0.1", port, pid: Deno.pid };
+    await Deno.writeTextFile(file, JSON.stringify(info));
+  }
+  let closed = false;
+  return {
+    host: "127.0.0.1",
+    port,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (file) await Deno.remove(file).catch(() => {});
+      await socket.stop();
+      await db.close();
+    },
+  };
+}
+
+/** The address of a live embedded server on `dataDir`, or undefined when none answers. */
+export async function findRunningEmbedded(dataDir: string): Promise<ServerFile | undefined> {
+  if (dataDir.startsWith(MEMORY)) return undefined;
+  let info: ServerFile;
+  try {
+    info = JSON.parse(await Deno.readTextFile(serverFilePath(dataDir)));
+  } catch {
+    return undefined;
+  }
+  if (info.pid === Deno.pid) return undefined;
+  const probe = postgres({
+    host: info.host,
+    port: info.port,
+    user: "postgres",
+    database: "postgres",
+    max: 1,
+    connect_timeout: 2,
+    onnotice: () => {},
+  });
+  try {
+    await probe`select 1`;
+    return info;
+  } catch {
+    // A stale file from a process that died: nobody owns the files now.
+    return undefined;
+  } finally {
+    await probe.end({ timeout: 1 }).catch(() => {});
+  }
+}

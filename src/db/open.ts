@@ -1,0 +1,68 @@
+import postgres from "postgres";
+import type { Config } from "../config.ts";
+import { type EmbeddedServer, findRunningEmbedded, startEmbedded } from "./embedded.ts";
+
+export type Sql = postgres.Sql;
+
+/** An open database: the postgres.js handle every query uses, whichever engine is behind it. */
+export interface Database {
+  readonly sql: Sql;
+  readonly kind: "postgres" | "embedded";
+  /** True when this process reached an embedded database owned by another process. */
+  readonly shared: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Pool size of postgres.js. */
+  max?: number;
+  /**
+   * For the embedded database: use the socket of a server already running on the same
+   * DATA_DIR when there is one (the operator CLI), instead of refusing to start (the server).
+   */
+  joinRunning?: boolean;
+}
+
+const silent = () => {};
+
+/** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded database in `DATA_DIR`. */
+export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
+  const max = options.max ?? 10;
+  if (config.databaseUrl) {
+    const sql = postgres(config.databaseUrl, { max, onnotice: silent, connect_timeout: 10 });
+    return { sql, kind: "postgres", shared: false, close: () => sql.end({ timeout: 5 }) };
+  }
+  const running = await findRunningEmbedded(config.dataDir);
+  if (running) {
+    if (!options.joinRunning) {
+      throw new Error(
+        `Another process (pid ${running.pid}) already serves the embedded database in ` +
+          `"${config.dataDir}"; stop it or set another DATA_DIR`,
+      );
+    }
+    const sql = connectEmbedded(running, max);
+    return { sql, kind: "embedded", shared: true, close: () => sql.end({ timeout: 5 }) };
+  }
+  const server: EmbeddedServer = await startEmbedded(config.dataDir);
+  const sql = connectEmbedded(server, max);
+  return {
+    sql,
+    kind: "embedded",
+    shared: false,
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await server.close();
+    },
+  };
+}
+
+function connectEmbedded(address: { host: string; port: number }, max: number): Sql {
+  return postgres({
+    host: address.host,
+    port: address.port,
+    user: "postgres",
+    database: "postgres",
+    max,
+    onnotice: silent,
+  });
+}

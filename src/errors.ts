@@ -1,0 +1,153 @@
+/**
+ * Domain errors. The query layer and the auth code throw these; `src/http` maps them to a JSON
+ * response and `src/mcp` to an `isError` tool result, each in one place. `body` is the REST
+ * error body of DECISIONS.md section 4, shared by both surfaces.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+
+  /** The JSON error body: `{error, message, ...fields of the code}`. */
+  get body(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.extra() };
+  }
+
+  protected extra(): Record<string, unknown> {
+    return {};
+  }
+}
+
+export class MissingApiKeyError extends ApiError {
+  readonly status = 401;
+  readonly code = "missing_api_key";
+  constructor() {
+    super("An API key is required: send it in the X-API-Key header");
+  }
+}
+
+export class InvalidApiKeyError extends ApiError {
+  readonly status = 401;
+  readonly code = "invalid_api_key";
+  constructor() {
+    super("The API key is not valid");
+  }
+}
+
+export class KeyRevokedError extends ApiError {
+  readonly status = 403;
+  readonly code = "key_revoked";
+  constructor(readonly revokedBy: "owner" | "admin") {
+    super(`The API key was revoked by ${revokedBy === "owner" ? "its owner" : "an administrator"}`);
+  }
+  protected override extra() {
+    return { revoked_by: this.revokedBy };
+  }
+}
+
+export type Plan = "free" | "pro" | "business";
+
+export class PlanRequiredError extends ApiError {
+  readonly status = 403;
+  readonly code = "plan_required";
+  constructor(readonly requiredPlan: Plan, readonly currentPlan: Plan, operation: string) {
+    super(`"${operation}" needs the ${requiredPlan} plan or higher; this key's plan is ${currentPlan}`);
+  }
+  protected override extra() {
+    return { required_plan: this.requiredPlan, current_plan: this.currentPlan };
+  }
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly code = "not_found";
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  readonly code = "method_not_allowed";
+  constructor(method: string, readonly allow: string) {
+    super(`Method ${method} is not allowed here; use ${allow}`);
+  }
+}
+
+export interface ParameterProblem {
+  param: string;
+  message: string;
+}
+
+export class InvalidParameterError extends ApiError {
+  readonly status = 422;
+  readonly code = "invalid_parameter";
+  constructor(readonly details: ParameterProblem[]) {
+    super(
+      details.length === 1
+        ? `Invalid parameter "${details[0].param}": ${details[0].message}`
+        : `Invalid parameters: ${details.map((d) => `"${d.param}"`).join(", ")}`,
+    );
+  }
+  protected override extra() {
+    return { details: this.details };
+  }
+}
+
+export class QuotaExceededError extends ApiError {
+  readonly status = 429;
+  readonly code = "quota_exceeded";
+  constructor(readonly current: number, readonly limit: number, readonly resetAt: string) {
+    super(`The monthly quota of ${limit} calls is used up; it resets at ${resetAt}`);
+  }
+  protected override extra() {
+    return { current: this.current, limit: this.limit, reset_at: this.resetAt };
+  }
+}
+
+export class ServiceUnavailableError extends ApiError {
+  readonly status = 503;
+  readonly code = "service_unavailable";
+  constructor() {
+    super("The service cannot reach its database right now; try again shortly");
+  }
+}
+
+export class InternalError extends ApiError {
+  readonly status = 500;
+  readonly code = "internal_error";
+  constructor() {
+    super("An unexpected error occurred");
+  }
+}
+
+/**
+ * True for errors that mean the database cannot be reached (connection refused or lost,
+ * start-up, shutdown), as opposed to a bug in a statement.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const e = error as Error & { code?: string };
+  const codes = [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "EPIPE",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "CONNECT_TIMEOUT",
+    "57P01", // admin_shutdown
+    "57P02", // crash_shutdown
+    "57P03", // cannot_connect_now
+    "08000",
+    "08003",
+    "08006",
+    "08001",
+    "08004",
+  ];
+  return codes.includes(e.code ?? "") || /ECONNREFUSED|connection (refused|closed)/i.test(e.message);
+}
+
+/** Turns any thrown value into an ApiError; unknown errors become `internal_error`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) return new ServiceUnavailableError();
+  return new InternalError();
+}

@@ -1,0 +1,77 @@
+/**
+ * API key format: `oi_live_` + 44 random base62 characters (262 bits from
+ * crypto.getRandomValues) + a 6-character base62 CRC-32 of everything before it. The prefix lets
+ * secret scanners find leaked keys; the checksum lets the server turn away a mistyped or
+ * invented key without a database lookup. Only the SHA-256 hex digest is ever stored.
+ */
+
+export const KEY_PREFIX = "oi_live_";
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const RANDOM_LENGTH = 44;
+const CHECKSUM_LENGTH = 6;
+const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (const byte of new TextEncoder().encode(text)) {
+    crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function checksum(body: string): string {
+  let n = crc32(body);
+  let out = "";
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+function randomBase62(length: number): string {
+  let out = "";
+  const buffer = new Uint8Array(length * 2);
+  while (out.length < length) {
+    crypto.getRandomValues(buffer);
+    for (const b of buffer) {
+      // 248 = 62 * 4: rejecting the rest keeps every character equally likely.
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+/** Makes a new raw API key. */
+export function generateApiKey(): string {
+  const body = KEY_PREFIX + randomBase62(RANDOM_LENGTH);
+  return body + checksum(body);
+}
+
+/** True when `raw` has the key format and a matching checksum (no database needed). */
+export function isWellFormedKey(raw: string): boolean {
+  if (!KEY_PATTERN.test(raw)) return false;
+  const body = raw.slice(0, -CHECKSUM_LENGTH);
+  return checksum(body) === raw.slice(-CHECKSUM_LENGTH);
+}
+
+/** The SHA-256 hex digest of the whole raw key: the only form in which keys are stored. */
+export async function hashApiKey(raw: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(raw));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The short prefix shown when listing keys (the first 12 characters). */
+export function displayPrefix(raw: string): string {
+  return raw.slice(0, 12);
+}

@@ -1,0 +1,210 @@
+/**
+ * Zod schemas of parameters and records, shared by REST (parameters parsed from the query
+ * string), MCP (tool inputs and outputs) and the OpenAPI document. Messages are written for a
+ * person and end up in the `details` of a 422 or an `invalid_parameter` tool result.
+ */
+import { z } from "zod";
+
+export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
+export type Recommendation = (typeof RECOMMENDATIONS)[number];
+
+export const PLANS = ["free", "pro", "business"] as const;
+
+/** Monthly call limits by plan (DECISIONS.md section 2). */
+export const PLAN_LIMITS = { free: 20, pro: 1000, business: 5000 } as const;
+
+function intParam(min: number, max: number | undefined, description: string) {
+  let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
+  if (max !== undefined) s = s.max(max, `must be at most ${max}`);
+  return s.describe(description);
+}
+
+const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
+
+// ---- Parameters ------------------------------------------------------------------------------
+
+const Q = z.string().max(100, "must be at most 100 characters");
+const Page = intParam(1, undefined, "Page number, starting at 1").default(1);
+const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
+
+export const OpportunityQuerySchema = z.object({
+  q: Q.optional().describe(
+    "Keywords (at most 100 characters). Every word must appear, case-insensitively, in the " +
+      "title or the description",
+  ),
+  platform: z.string().max(100, "must be at most 100 characters").optional().describe(
+    "Source platform, case-insensitive: reddit, hackernews, producthunt, stackexchange, ...",
+  ),
+  channel: z.string().max(200, "must be at most 200 characters").optional().describe(
+    "Channel or subreddit name, case-sensitive (for example SaaS)",
+  ),
+  min_score: intParam(0, 100, "Only opportunities with a composite score of at least this (0-100)")
+    .default(0),
+  recommendation: z.enum(RECOMMENDATIONS, "must be one of Build, Validate, Skip").optional()
+    .describe("Only this verdict: Build, Validate or Skip"),
+  category: z.string().max(100, "must be at most 100 characters").optional().describe(
+    "Category slug (see get_overview), for example developer-tools",
+  ),
+  online_only: z.boolean("must be true or false").default(true).describe(
+    "Only ideas that can ship as software / SaaS (default true)",
+  ),
+  page: Page,
+  page_size: PageSize,
+});
+export type OpportunityQuery = z.infer<typeof OpportunityQuerySchema>;
+
+export const BlogQuerySchema = z.object({
+  q: Q.optional().describe(
+    "Keywords (at most 100 characters). Every word must appear, case-insensitively, in the " +
+      "title or the excerpt",
+  ),
+  page: Page,
+  page_size: PageSize,
+});
+export type BlogQuery = z.infer<typeof BlogQuerySchema>;
+
+export const OpportunityIdSchema = z.object({
+  id: intParam(1, 2147483647, "Opportunity id"),
+});
+
+export const ThemeIdSchema = z.object({
+  id: intParam(1, 2147483647, "Theme id"),
+});
+
+export const BlogSlugSchema = z.object({
+  slug: z.string().min(1, "must not be empty").max(200, "must be at most 200 characters")
+    .describe("Article slug, as in the url of a blog list item"),
+});
+
+export const TrendingQuerySchema = z.object({
+  category: z.string().max(100, "must be at most 100 characters").optional().describe(
+    "Only themes of this category slug",
+  ),
+  limit: intParam(1, 50, "How many themes, 1 to 50").default(10),
+});
+export type TrendingQuery = z.infer<typeof TrendingQuerySchema>;
+
+// ---- Records ---------------------------------------------------------------------------------
+
+export const OpportunityListItemSchema = z.object({
+  id: z.number().int(),
+  platform: z.string(),
+  channel_name: z.string(),
+  title: z.string().describe("LLM-rewritten title, not the original post headline"),
+  slug: z.string(),
+  recommendation: z.enum(RECOMMENDATIONS),
+  score: z.number().int().min(0).max(100).describe("Composite opportunity score, 0-100"),
+  pain_point_intensity: z.number().int().min(0).max(10),
+  willingness_to_pay_score: z.number().int().min(0).max(10),
+  tech_difficulty: z.number().int().min(0).max(10),
+  sustainability_score: z.number().int().min(0).max(10),
+  target_audience: z.string(),
+  monetization_model: z.string(),
+  evidence_count: z.number().int(),
+  merged_from_count: z.number().int(),
+  is_online_deliverable: z.boolean(),
+  created_at: DateTime,
+});
+export type OpportunityListItem = z.infer<typeof OpportunityListItemSchema>;
+
+export const EvidenceSchema = z.object({
+  quote: z.string().describe("Scrubbed community quote: no user names, e-mails or phone numbers"),
+  platform: z.string(),
+  channel_name: z.string(),
+  posted_at: DateTime,
+});
+
+export const OpportunityDetailSchema = OpportunityListItemSchema.extend({
+  description: z.string(),
+  market_size_estimate: z.string(),
+  key_features: z.array(z.string()),
+  competitors: z.array(z.string()),
+  differentiation: z.string(),
+  risks: z.array(z.string()),
+  related_article_url: z.string().nullable(),
+  evidence: z.array(EvidenceSchema).describe("Up to 5 supporting quotes, newest first"),
+});
+export type OpportunityDetail = z.infer<typeof OpportunityDetailSchema>;
+
+function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+  });
+}
+
+export const OpportunityListSchema = listOf(OpportunityListItemSchema);
+export type OpportunityList = z.infer<typeof OpportunityListSchema>;
+
+export const BlogListItemSchema = z.object({
+  slug: z.string(),
+  title: z.string(),
+  excerpt: z.string(),
+  cover_image_url: z.string().nullable(),
+  tags: z.array(z.string()),
+  url: z.string().describe("Canonical public URL of the article"),
+  related_opportunity_id: z.number().int().nullable(),
+  published_at: DateTime.nullable(),
+});
+export type BlogListItem = z.infer<typeof BlogListItemSchema>;
+
+export const BlogPostSchema = BlogListItemSchema.extend({
+  body_md: z.string().describe("The article body as Markdown"),
+  updated_at: DateTime.nullable(),
+});
+export type BlogPost = z.infer<typeof BlogPostSchema>;
+
+export const BlogListSchema = listOf(BlogListItemSchema);
+export type BlogList = z.infer<typeof BlogListSchema>;
+
+export const CategorySchema = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  theme_count: z.number().int(),
+  opportunity_count: z.number().int(),
+});
+export type Category = z.infer<typeof CategorySchema>;
+
+export const ThemeSchema = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  name: z.string(),
+  category: z.string().describe("Category slug"),
+  summary: z.string(),
+  trend_direction: z.enum(["up", "flat", "down"]),
+  trend_change: z.number().describe(
+    "Percent change of mentions in the last 30 days against the 30 before",
+  ),
+  mentions_30d: z.number().int(),
+  mentions_prev_30d: z.number().int(),
+  opportunity_count: z.number().int(),
+  avg_score: z.number().nullable().describe("Average opportunity score, null without any"),
+  updated_at: DateTime,
+});
+export type Theme = z.infer<typeof ThemeSchema>;
+
+export const OverviewSchema = z.object({
+  categories: z.array(CategorySchema),
+  trending: z.array(ThemeSchema).describe("Top 5 themes by trend_change"),
+  totals: z.object({
+    categories: z.number().int(),
+    themes: z.number().int(),
+    opportunities: z.number().int(),
+  }),
+  generated_at: DateTime,
+});
+export type Overview = z.infer<typeof OverviewSchema>;
+
+export const CategoryListSchema = z.object({ items: z.array(CategorySchema) });
+export const TrendingThemesSchema = z.object({ items: z.array(ThemeSchema) });
+export type TrendingThemes = z.infer<typeof TrendingThemesSchema>;
+
+export const ThemeDetailSchema = z.object({
+  theme: ThemeSchema,
+  top_opportunities: z.array(OpportunityListItemSchema).describe("Top 10 by score"),
+});
+export type ThemeDetail = z.infer<typeof ThemeDetailSchema>;
