@@ -50,7 +50,9 @@ export class PlanRequiredError extends ApiError {
   readonly status = 403;
   readonly code = "plan_required";
   constructor(readonly requiredPlan: Plan, readonly currentPlan: Plan, operation: string) {
-    super(`"${operation}" needs the ${requiredPlan} plan or higher; this key's plan is ${currentPlan}`);
+    super(
+      `"${operation}" needs the ${requiredPlan} plan or higher; this key's plan is ${currentPlan}`,
+    );
   }
   protected override extra() {
     return { required_plan: this.requiredPlan, current_plan: this.currentPlan };
@@ -142,7 +144,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     "08001",
     "08004",
   ];
-  return codes.includes(e.code ?? "") || /ECONNREFUSED|connection (refused|closed)/i.test(e.message);
+  return codes.includes(e.code ?? "") ||
+    /ECONNREFUSED|connection (refused|closed)/i.test(e.message);
 }
 
 /** Turns any thrown value into an ApiError; unknown errors become `internal_error`. */

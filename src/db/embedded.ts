@@ -7,6 +7,8 @@ import postgres from "postgres";
 export interface EmbeddedServer {
   readonly host: string;
   readonly port: number;
+  /** A snapshot of the whole database, to start other instances from (tests use it). */
+  dump(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -27,12 +29,16 @@ function serverFilePath(dataDir: string): string {
  * on 127.0.0.1. The address is written to `dataDir/server.json` so that a second process (the
  * operator CLI) can share the one owner's database instead of opening the files twice.
  */
-export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  dataDir: string,
+  options: { from?: Blob } = {},
+): Promise<EmbeddedServer> {
   const inMemory = dataDir.startsWith(MEMORY);
   if (!inMemory) await Deno.mkdir(`${dataDir}/pgdata`, { recursive: true });
   const db = await PGlite.create({
     dataDir: inMemory ? MEMORY : `${dataDir}/pgdata`,
     extensions: { pg_trgm },
+    loadDataDir: options.from,
   });
   const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 20 });
   await socket.start();
@@ -46,6 +52,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
   return {
     host: "127.0.0.1",
     port,
+    dump: () => db.dumpDataDir("none"),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -25,12 +25,19 @@ export async function readMigrations(dir: URL = SQL_DIR): Promise<Migration[]> {
     const match = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(entry.name);
     if (!match) throw new Error(`Migration file "${entry.name}" is not named NNNN_name.sql`);
     const text = await Deno.readTextFile(new URL(entry.name, dir));
-    found.push({ version: Number(match[1]), name: match[2], text, checksum: await sha256Hex(text) });
+    found.push({
+      version: Number(match[1]),
+      name: match[2],
+      text,
+      checksum: await sha256Hex(text),
+    });
   }
   found.sort((a, b) => a.version - b.version);
   found.forEach((m, i) => {
     if (m.version !== i + 1) {
-      throw new Error(`Migrations must be numbered 0001, 0002, ... without gaps; found ${m.version}`);
+      throw new Error(
+        `Migrations must be numbered 0001, 0002, ... without gaps; found ${m.version}`,
+      );
     }
   });
   return found;

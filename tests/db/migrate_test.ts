@@ -11,7 +11,14 @@ dbTest("migrate applies every migration once and records it", async ({ sql }) =>
   assert.equal(n, 0);
 });
 
-dbTest("each test owns a schema of its own", async ({ sql, schema }) => {
-  const [{ s }] = await sql<{ s: string }[]>`select current_schema() as s`;
-  assert.equal(s, schema);
+dbTest("each test owns a database of its own", async ({ sql }) => {
+  await sql`insert into categories (slug, name) values ('mine', 'Mine')`;
+  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from categories`;
+  assert.equal(n, 1, "no other test wrote here");
+});
+
+dbTest("a second test starts empty too", async ({ sql }) => {
+  await sql`insert into categories (slug, name) values ('mine', 'Mine')`;
+  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from categories`;
+  assert.equal(n, 1, "no other test wrote here");
 });
