@@ -63,12 +63,13 @@ export const BlogQuerySchema = z.object({
 });
 export type BlogQuery = z.infer<typeof BlogQuerySchema>;
 
+// An id is any integer: one that names nothing is a 404, not a 422 (DECISIONS.md section 4).
 export const OpportunityIdSchema = z.object({
-  id: intParam(1, 2147483647, "Opportunity id"),
+  id: z.number().int("must be an integer").describe("Opportunity id"),
 });
 
 export const ThemeIdSchema = z.object({
-  id: intParam(1, 2147483647, "Theme id"),
+  id: z.number().int("must be an integer").describe("Theme id (see list_trending_themes)"),
 });
 
 export const BlogSlugSchema = z.object({

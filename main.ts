@@ -1,0 +1,116 @@
+/**
+ * Opportunity Intelligence: wiring only. `deno task start` runs this file: read the
+ * configuration, open the database (PostgreSQL, or the embedded default), migrate, seed demo
+ * data on a first start, and serve. The default export is the fetch handler, for `deno serve`
+ * and Deno Deploy; tests build their own handler with createHandler.
+ */
+import { type Config, readConfig } from "./src/config.ts";
+import { migrate } from "./src/db/migrate.ts";
+import { type Database, openDatabase } from "./src/db/open.ts";
+import { isContentEmpty, seedDemo } from "./src/demo.ts";
+import { createHandler } from "./src/http/handler.ts";
+import { createMcpHandler } from "./src/mcp/server.ts";
+import { createAccount, findAccountByEmail } from "./src/queries/accounts.ts";
+import { createApiKey } from "./src/queries/api_keys.ts";
+
+export { createHandler } from "./src/http/handler.ts";
+
+const DEMO_EMAIL = "demo@oppintel.local";
+
+/** The demo account and key made on a first start, to print once. */
+interface FirstStart {
+  key: string;
+  opportunities: number;
+}
+
+/** Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. */
+export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
+  const db = await openDatabase(config);
+  try {
+    await migrate(db.sql);
+    if (!config.seedDemo || !(await isContentEmpty(db.sql))) return { db };
+    const summary = await seedDemo(db.sql, {
+      onProgress: (done, total) => console.error(`Seeding demo data: ${done}/${total}`),
+    });
+    if (!(await findAccountByEmail(db.sql, DEMO_EMAIL))) {
+      await createAccount(db.sql, { email: DEMO_EMAIL, plan: "pro", verified: true });
+    }
+    const { key } = await createApiKey(db.sql, { email: DEMO_EMAIL, name: "demo" });
+    return { db, firstStart: { key, opportunities: summary.opportunities } };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** Builds the request handler on an open database. */
+export function buildHandler(
+  db: Database,
+  config: Config,
+  options: { log?: (entry: Record<string, unknown>) => void } = {},
+): (request: Request) => Promise<Response> {
+  const context = { publicBaseUrl: config.publicBaseUrl };
+  return createHandler({
+    sql: db.sql,
+    context,
+    log: options.log,
+    mcp: createMcpHandler({ sql: db.sql, context }),
+  });
+}
+
+// For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.
+let lazy: Promise<(request: Request) => Promise<Response>> | undefined;
+
+/** The service's fetch handler, configured from the environment on first use. */
+export function handler(request: Request): Promise<Response> {
+  lazy ??= (async () => {
+    const config = readConfig();
+    const { db } = await prepare(config);
+    return buildHandler(db, config);
+  })();
+  return lazy.then((h) => h(request));
+}
+
+export default { fetch: handler } satisfies Deno.ServeDefaultExport;
+
+async function serve(): Promise<void> {
+  const config = readConfig();
+  const { db, firstStart } = await prepare(config);
+  const server = Deno.serve({
+    port: config.port,
+    hostname: "0.0.0.0",
+    onListen: () => {
+      const base = `http://localhost:${config.port}`;
+      console.error(`Opportunity Intelligence is listening on ${base} (${db.kind} database)`);
+      if (!firstStart) return;
+      console.error(
+        [
+          "",
+          `First start: seeded ${firstStart.opportunities} demo opportunities and a Pro account ` +
+          `${DEMO_EMAIL}.`,
+          `Demo API key (shown only this once, keep it): ${firstStart.key}`,
+          `Try: curl -H "X-API-Key: ${firstStart.key}" "${base}/api/v1/opportunities?page_size=3"`,
+          "",
+        ].join("\n"),
+      );
+    },
+  }, buildHandler(db, config));
+  const stop = async () => {
+    console.error("Shutting down: finishing requests in flight");
+    await server.shutdown();
+    await db.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
+  await server.finished;
+}
+
+if (import.meta.main) {
+  try {
+    await serve();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,51 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+
+/** Options every content query needs to build public URLs. */
+export interface QueryContext {
+  /** Base of public article URLs, without a trailing slash. */
+  publicBaseUrl: string;
+}
+
+/** A timestamptz as an ISO 8601 string in UTC (postgres.js returns Date objects). */
+export function iso(value: Date | string): string;
+export function iso(value: Date | string | null): string | null;
+export function iso(value: Date | string | null): string | null {
+  if (value === null) return null;
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** The words of a keyword query: split on white space, empty words dropped. */
+export function keywords(q: string | undefined): string[] {
+  return (q ?? "").split(/\s+/).filter((w) => w.length > 0);
+}
+
+/** An ILIKE pattern matching `word` anywhere, with `%`, `_` and `\` taken literally. */
+export function containsPattern(word: string): string {
+  return `%${word.replace(/[\\%_]/g, "\\$&")}%`;
+}
+
+/**
+ * `and <text> ilike '%word%'` for every word of `q`: every word must appear, case-insensitively,
+ * somewhere in `text`. `text` is a fragment naming the searched expression.
+ */
+export function everyWordIn(
+  sql: Sql,
+  text: postgres.Fragment,
+  q: string | undefined,
+): postgres.Fragment {
+  return keywords(q).reduce(
+    (acc, word) => sql`${acc} and ${text} ilike ${containsPattern(word)} escape '\\'`,
+    sql``,
+  );
+}
+
+/** `limit/offset` of a 1-based page. */
+export function pageWindow(sql: Sql, page: number, pageSize: number): postgres.Fragment {
+  return sql`limit ${pageSize} offset ${(page - 1) * pageSize}`;
+}
+
+/** True when `id` can name a row (ids are positive PostgreSQL integers). */
+export function isRowId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1 && id <= 2147483647;
+}
