@@ -371,17 +371,28 @@ dbTest(
 
 const ROOT = new URL("..", import.meta.url);
 
-async function runCli(env: Record<string, string>, ...args: string[]): Promise<Run> {
+async function runCli(
+  options: { env: Record<string, string>; input?: string },
+  ...args: string[]
+): Promise<Run> {
   const base = Deno.env.toObject();
   delete base.DATABASE_URL;
   delete base.DATA_DIR;
-  const output = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "src/admin.ts", ...args],
     cwd: ROOT,
     clearEnv: true,
-    env: { ...base, NO_COLOR: "1", ...env },
-    stdin: "null",
-  }).output();
+    env: { ...base, NO_COLOR: "1", ...options.env },
+    stdin: options.input === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.input));
+    await writer.close();
+  }
+  const output = await child.output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
 }
@@ -392,14 +403,20 @@ Deno.test({
   sanitizeOps: false,
   fn: () =>
     withTestDb("postgres", async ({ url, sql }) => {
-      const run = await runCli({ DATABASE_URL: url }, "account", "create", "--email", "p@x.io");
+      const env = { DATABASE_URL: url };
+      const run = await runCli({ env }, "account", "create", "--email", "p@x.io");
       const doc = json(run);
       assert.equal(doc.email, "p@x.io");
       const [row] = await sql`select id from accounts where email = 'p@x.io'`;
       assert.equal(row.id, doc.id);
-      const again = await runCli({ DATABASE_URL: url }, "account", "create", "--email", "P@x.io");
+      const again = await runCli({ env }, "account", "create", "--email", "P@x.io");
       refused(again, /already exists/);
       assert.equal(await count(sql, "accounts"), 1);
+      // `import -` reads standard input.
+      const input = JSON.stringify({ type: "category", slug: "piped", name: "Piped" }) + "\n";
+      const imported = json(await runCli({ env, input }, "import", "-"));
+      assert.equal(imported.categories, 1);
+      assert.deepEqual((await sql`select slug from categories`).map((r) => r.slug), ["piped"]);
     }),
 });
 
@@ -411,7 +428,13 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "oi_admin_" });
     try {
       // Nobody owns the files: the CLI opens them, migrates, writes, and closes them.
-      const alone = await runCli({ DATA_DIR: dir }, "account", "create", "--email", "a@x.io");
+      const alone = await runCli(
+        { env: { DATA_DIR: dir } },
+        "account",
+        "create",
+        "--email",
+        "a@x.io",
+      );
       const first = json(alone);
       assert.ok(!alone.stderr.includes("running server"), alone.stderr);
 
@@ -428,7 +451,13 @@ Deno.test({
       try {
         const info = JSON.parse(await Deno.readTextFile(`${dir}/server.json`));
         assert.equal(info.port, server.port);
-        const joined = await runCli({ DATA_DIR: dir }, "account", "create", "--email", "b@x.io");
+        const joined = await runCli(
+          { env: { DATA_DIR: dir } },
+          "account",
+          "create",
+          "--email",
+          "b@x.io",
+        );
         const second = json(joined);
         assert.match(joined.stderr, /running server/);
         const rows = await sql`select id, email from accounts order by id`;
