@@ -1,0 +1,185 @@
+/**
+ * The seven MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
+ * REST. Pure on purpose (only zod and ../schemas.ts): the hosted endpoint (server.ts) and the
+ * npm stdio package both read it, and the stdio package must not pull in database code.
+ */
+import { z } from "zod";
+import {
+  BlogListSchema,
+  BlogPostSchema,
+  BlogQuerySchema,
+  BlogSlugSchema,
+  OpportunityDetailSchema,
+  OpportunityIdSchema,
+  OpportunityListSchema,
+  OpportunityQuerySchema,
+  OverviewSchema,
+  ThemeDetailSchema,
+  ThemeIdSchema,
+  TrendingQuerySchema,
+  TrendingThemesSchema,
+} from "../schemas.ts";
+
+/** The key of `OPERATIONS` in src/access.ts that gives a tool its tier and cost. */
+export type ToolOperation =
+  | "getOverview"
+  | "getOpportunity"
+  | "listBlogPosts"
+  | "getBlogPost"
+  | "listOpportunities"
+  | "listTrendingThemes"
+  | "getTheme";
+
+/** One MCP tool: what clients see, plus the operation that prices it. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** The lowest plan allowed (mirrors OPERATIONS, repeated here for listings and the README). */
+  tier: "free" | "pro";
+  inputSchema: z.ZodObject;
+  outputSchema: z.ZodObject;
+  annotations: {
+    readOnlyHint: true;
+    openWorldHint: false;
+    idempotentHint: true;
+    destructiveHint: false;
+  };
+  operation: ToolOperation;
+}
+
+const ANNOTATIONS = {
+  readOnlyHint: true,
+  openWorldHint: false,
+  idempotentHint: true,
+  destructiveHint: false,
+} as const;
+
+const FREE = "Available on every plan";
+const PRO = "Requires the Pro plan (or Business); a Free key gets a plan_required error";
+
+// Descriptions are read by models: say what comes back, when to call it, and what it costs.
+/** The tools in the order `tools/list` shows them. */
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: "get_overview",
+    title: "Market overview",
+    description: "Start here. Returns every category (slug, name, description, theme and " +
+      "opportunity counts), the five themes trending up fastest, and totals of categories, " +
+      "themes and opportunities. Use it to learn the category slugs that other tools filter " +
+      `by. ${FREE}; costs 1 call of the monthly quota.`,
+    tier: "free",
+    inputSchema: z.object({}),
+    outputSchema: OverviewSchema,
+    annotations: ANNOTATIONS,
+    operation: "getOverview",
+  },
+  {
+    name: "get_opportunity",
+    title: "Opportunity details",
+    description: "Returns one validated business opportunity by id: description, scores " +
+      "(composite score 0-100, pain, willingness to pay, difficulty, sustainability), " +
+      "Build/Validate/Skip recommendation, target audience, monetization, market size, key " +
+      "features, competitors, differentiation, risks, up to 5 scrubbed community quotes as " +
+      "evidence and the related article URL. Use it after query_opportunities or get_theme " +
+      `gave you an id. ${FREE}; costs 1 call when found, nothing when the id is unknown.`,
+    tier: "free",
+    inputSchema: OpportunityIdSchema,
+    outputSchema: OpportunityDetailSchema,
+    annotations: ANNOTATIONS,
+    operation: "getOpportunity",
+  },
+  {
+    name: "list_blog_posts",
+    title: "List blog articles",
+    description: "Lists published research articles, newest first, with title, excerpt, tags, " +
+      "public URL and the id of the related opportunity; optional keyword search and paging. " +
+      `Use it to find long-form write-ups. ${FREE}; free of charge (no quota used).`,
+    tier: "free",
+    inputSchema: BlogQuerySchema,
+    outputSchema: BlogListSchema,
+    annotations: ANNOTATIONS,
+    operation: "listBlogPosts",
+  },
+  {
+    name: "get_blog_post",
+    title: "Read a blog article",
+    description: "Returns one published article by slug with its full Markdown body. Use it " +
+      `after list_blog_posts or an opportunity's related_article_url. ${FREE}; free of charge ` +
+      "(no quota used).",
+    tier: "free",
+    inputSchema: BlogSlugSchema,
+    outputSchema: BlogPostSchema,
+    annotations: ANNOTATIONS,
+    operation: "getBlogPost",
+  },
+  {
+    name: "query_opportunities",
+    title: "Search opportunities",
+    description: "Searches validated business opportunities mined from community discussions " +
+      "(Reddit, Hacker News, Product Hunt, ...), best score first, with filters for keywords, " +
+      "platform, channel, minimum score, recommendation, category and online-only, and " +
+      "paging. Returns list items (no evidence) plus the total; call get_opportunity for the " +
+      `full record. ${PRO}. Costs 1 call.`,
+    tier: "pro",
+    inputSchema: OpportunityQuerySchema,
+    outputSchema: OpportunityListSchema,
+    annotations: ANNOTATIONS,
+    operation: "listOpportunities",
+  },
+  {
+    name: "list_trending_themes",
+    title: "Trending themes",
+    description: "Lists market themes whose mentions are trending up, sorted by percent change " +
+      "of mentions in the last 30 days against the 30 before, optionally for one category. " +
+      `Use it to spot rising demand; then get_theme for its best opportunities. ${PRO}. ` +
+      "Costs 1 call.",
+    tier: "pro",
+    inputSchema: TrendingQuerySchema,
+    outputSchema: TrendingThemesSchema,
+    annotations: ANNOTATIONS,
+    operation: "listTrendingThemes",
+  },
+  {
+    name: "get_theme",
+    title: "Theme details",
+    description: "Returns one theme by id (trend direction and change, mention counts, average " +
+      "score) with its ten best opportunities by score. Use it after get_overview or " +
+      `list_trending_themes gave you a theme id. ${PRO}. Costs 1 call when found, nothing ` +
+      "when the id is unknown.",
+    tier: "pro",
+    inputSchema: ThemeIdSchema,
+    outputSchema: ThemeDetailSchema,
+    annotations: ANNOTATIONS,
+    operation: "getTheme",
+  },
+];
+
+/** The tool of a name, or undefined. */
+export function findTool(name: string): ToolDefinition | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
+
+/** A JSON Schema object as MCP `tools/list` carries it. */
+export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
+
+/** The `tools/list` entry of a tool, with its schemas converted to JSON Schema 2020-12. */
+export function toolListing(tool: ToolDefinition): {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema: JsonSchemaObject;
+  annotations: ToolDefinition["annotations"] & { title: string };
+} {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    // Inputs are described as a client may send them (defaults make fields optional); outputs
+    // as the server answers them.
+    inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as JsonSchemaObject,
+    outputSchema: z.toJSONSchema(tool.outputSchema, { io: "output" }) as JsonSchemaObject,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
