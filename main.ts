@@ -1,8 +1,9 @@
 /**
  * Opportunity Intelligence: wiring only. `deno task start` runs this file: read the
  * configuration, open the database (PostgreSQL, or the embedded default), migrate, seed demo
- * data on a first start, and serve. The default export is the fetch handler, for `deno serve`
- * and Deno Deploy; tests build their own handler with createHandler.
+ * data on a first start, and serve. `handler` is the fetch handler configured from the
+ * environment, which serve.ts exports for `deno serve` and Deno Deploy; tests build their own
+ * with buildHandler.
  */
 import { type Config, readConfig } from "./src/config.ts";
 import { migrate } from "./src/db/migrate.ts";
@@ -70,8 +71,6 @@ export function handler(request: Request): Promise<Response> {
   })();
   return lazy.then((h) => h(request));
 }
-
-export default { fetch: handler } satisfies Deno.ServeDefaultExport;
 
 async function serve(): Promise<void> {
   const config = readConfig();
