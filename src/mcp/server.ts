@@ -1,7 +1,39 @@
-/** The MCP endpoint. Placeholder until the MCP work lands: answers 501 to every call. */
-import type { Caller } from "../access.ts";
+/**
+ * The hosted MCP endpoint (DECISIONS.md section 5): Streamable HTTP, stateless, JSON responses.
+ * The key was checked by src/http before we get here. Since SDK 1.26 a server and a transport
+ * serve one request only, so both are built per request; everything costly (the tool listing
+ * with its JSON Schemas) is built once in createMcpHandler.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type Caller, OPERATIONS, perform } from "../access.ts";
 import type { Sql } from "../db/open.ts";
+import { QuotaExceededError, toApiError } from "../errors.ts";
+import { parseInput } from "../http/params.ts";
+import { corsHeaders, quotaHeaders } from "../http/responses.ts";
+import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
 import type { QueryContext } from "../queries/common.ts";
+import { getOpportunity, listOpportunities } from "../queries/opportunities.ts";
+import { getOverview, getTheme, listTrendingThemes } from "../queries/themes.ts";
+import type { UsageState } from "../queries/usage.ts";
+import {
+  BlogQuerySchema,
+  BlogSlugSchema,
+  OpportunityIdSchema,
+  OpportunityQuerySchema,
+  ThemeIdSchema,
+  TrendingQuerySchema,
+} from "../schemas.ts";
+import { type ToolDefinition, toolListing, type ToolOperation, TOOLS } from "./tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -9,9 +41,144 @@ export interface McpDeps {
   context: QueryContext;
 }
 
+/** The server's name and version in `initialize`. */
+export const SERVER_INFO = {
+  name: "oppintel",
+  title: "Opportunity Intelligence",
+  version: "1.0.0",
+};
+
+/** Shown to the model on `initialize`. */
+export const INSTRUCTIONS =
+  "Opportunity Intelligence: validated business opportunities mined from community " +
+  "discussions, grouped into themes and categories, plus long-form research articles. " +
+  "Start with get_overview for categories and trending themes; use query_opportunities to " +
+  "search and get_opportunity for the full record with evidence quotes. Blog tools are free " +
+  "of charge; other calls use the monthly quota, and query_opportunities, " +
+  "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
+
+/** Parses a tool's arguments (throws invalid_parameter) and returns the query to run. */
+type Prepare = (deps: McpDeps, args: unknown) => () => Promise<unknown>;
+
+// The same query functions and schemas as the REST routes in src/http/handler.ts.
+const PREPARE: Record<ToolOperation, Prepare> = {
+  getOverview: ({ sql }) => () => getOverview(sql),
+  getOpportunity: ({ sql, context }, args) => {
+    const { id } = parseInput(OpportunityIdSchema, args);
+    return () => getOpportunity(sql, id, context);
+  },
+  listBlogPosts: ({ sql, context }, args) => {
+    const query = parseInput(BlogQuerySchema, args);
+    return () => listBlogPosts(sql, query, context);
+  },
+  getBlogPost: ({ sql, context }, args) => {
+    const { slug } = parseInput(BlogSlugSchema, args);
+    return () => getBlogPost(sql, slug, context);
+  },
+  listOpportunities: ({ sql }, args) => {
+    const query = parseInput(OpportunityQuerySchema, args);
+    return () => listOpportunities(sql, query);
+  },
+  listTrendingThemes: ({ sql }, args) => {
+    const query = parseInput(TrendingQuerySchema, args);
+    return () => listTrendingThemes(sql, query);
+  },
+  getTheme: ({ sql }, args) => {
+    const { id } = parseInput(ThemeIdSchema, args);
+    return () => getTheme(sql, id);
+  },
+};
+
+function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(body) }],
+    structuredContent: body,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function logFailure(error: unknown, tool: string, caller: Caller): void {
+  const stack = error instanceof Error ? error.stack ?? error.message : String(error);
+  console.error(JSON.stringify({
+    level: "error",
+    path: "/mcp",
+    tool,
+    key_prefix: caller.keyPrefix,
+    error: stack,
+  }));
+}
+
+/**
+ * Calls one tool for a caller: arguments (invalid_parameter), then plan, existence and charge
+ * through `perform`. Every failure becomes an `isError` result with the REST error body.
+ */
+async function callTool(
+  deps: McpDeps,
+  caller: Caller,
+  tool: ToolDefinition,
+  args: unknown,
+): Promise<{ result: CallToolResult; usage?: UsageState }> {
+  try {
+    const work = PREPARE[tool.operation](deps, args);
+    // Tier and cost come from the shared table; messages name the tool the model called.
+    const operation = { ...OPERATIONS[tool.operation], name: tool.name };
+    const performed = await perform(deps.sql, caller, operation, work);
+    return {
+      result: result(performed.result as Record<string, unknown>, false),
+      usage: performed.usage,
+    };
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status === 500) logFailure(error, tool.name, caller);
+    const usage = error instanceof QuotaExceededError
+      ? { limit: error.limit, used: error.current, remaining: 0, reset_at: error.resetAt }
+      : undefined;
+    return { result: result(apiError.body, true), usage };
+  }
+}
+
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
-  _deps: McpDeps,
+  deps: McpDeps,
 ): (request: Request, caller: Caller) => Promise<Response> {
-  return () => Promise.resolve(new Response(null, { status: 501 }));
+  const listing: ListToolsResult = { tools: TOOLS.map(toolListing) };
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+
+  return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
+    // Usage after the last charged call of this request, for the X-Quota-* headers.
+    let usage = caller.usage;
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => listing);
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }: CallToolRequest) => {
+      const tool = byName.get(params.name);
+      // An unknown tool is a protocol error, as the MCP specification's tools page shows.
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
+      const called = await callTool(deps, caller, tool, params.arguments);
+      if (called.usage) usage = called.usage;
+      return called.result;
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request);
+      const headers = new Headers(response.headers);
+      for (const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(usage) })) {
+        headers.set(name, value);
+      }
+      if (headers.get("content-type") === "application/json") {
+        headers.set("content-type", "application/json; charset=utf-8");
+      }
+      // JSON response mode: the body is complete once handleRequest resolves.
+      const body = response.body ? await response.arrayBuffer() : null;
+      return new Response(body, { status: response.status, headers });
+    } finally {
+      await server.close();
+    }
+  };
 }
