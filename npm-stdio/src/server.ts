@@ -1,0 +1,87 @@
+/**
+ * The stdio MCP server: two of the hosted tools, listed exactly as the hosted endpoint lists
+ * them (the definitions are bundled in from the service's src/mcp/tools.ts at build time) and
+ * answered by the hosted REST API.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { toolListing, TOOLS } from "../../src/mcp/tools.ts";
+import type { StdioConfig } from "./config.ts";
+import { getJson, jsonResult, type ToolResult } from "./rest.ts";
+
+/** The tools this package offers: the two a desktop client needs most. */
+export const STDIO_TOOL_NAMES = ["query_opportunities", "get_opportunity"] as const;
+
+type StdioToolName = (typeof STDIO_TOOL_NAMES)[number];
+
+/** The REST path of each tool and the arguments that go into its query string. */
+const ROUTES: Record<
+  StdioToolName,
+  (args: Record<string, unknown>) => { path: string; queryArgs: string[] } | ToolResult
+> = {
+  query_opportunities: () => ({
+    path: "/api/v1/opportunities",
+    queryArgs: Object.keys(listingOf("query_opportunities").inputSchema.properties ?? {}),
+  }),
+  get_opportunity: (args) => {
+    if (args.id === undefined || args.id === null) {
+      // The same body the service gives for a bad parameter, so clients see one error shape.
+      return jsonResult({
+        error: "invalid_parameter",
+        message: 'Invalid parameter "id": is required',
+        details: [{ param: "id", message: "is required" }],
+      }, true);
+    }
+    return { path: `/api/v1/opportunities/${encodeURIComponent(String(args.id))}`, queryArgs: [] };
+  },
+};
+
+type Listing = ReturnType<typeof toolListing> & {
+  inputSchema: { properties?: Record<string, unknown> };
+};
+
+let listings: Listing[] | undefined;
+
+/** The `tools/list` entries of the two tools, converted once. */
+export function stdioToolListings(): Listing[] {
+  listings ??= TOOLS.filter((t) => (STDIO_TOOL_NAMES as readonly string[]).includes(t.name))
+    .map((t) => toolListing(t) as Listing);
+  return listings;
+}
+
+function listingOf(name: StdioToolName): Listing {
+  return stdioToolListings().find((l) => l.name === name)!;
+}
+
+/** Builds the MCP server; it calls the REST API of `config` for every tool call. */
+export function buildStdioServer(
+  config: StdioConfig,
+  info: { name: string; version: string },
+): Server {
+  const server = new Server(info, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: stdioToolListings() }));
+  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => {
+    const name = request.params.name;
+    if (!(STDIO_TOOL_NAMES as readonly string[]).includes(name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"`);
+    }
+    const args = request.params.arguments ?? {};
+    const route = ROUTES[name as StdioToolName](args);
+    if ("content" in route) return route;
+    const query: Record<string, string> = {};
+    for (const param of route.queryArgs) {
+      const value = args[param];
+      if (value !== undefined && value !== null) query[param] = String(value);
+    }
+    return getJson(config, route.path, query, {
+      userAgent: `${info.name}/${info.version}`,
+    });
+  });
+  return server;
+}

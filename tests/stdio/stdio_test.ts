@@ -1,0 +1,458 @@
+/**
+ * The npm stdio package as a user gets it: `npm pack` in npm-stdio/, the tarball installed into
+ * an empty folder, and the installed `oppintel-mcp` bin driven by the MCP SDK client against the
+ * service served in-process on a real port. Needs Node.js and npm on PATH; runs `npm ci` in
+ * npm-stdio/ itself when its node_modules is missing.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import postgres from "postgres";
+import { buildHandler } from "../../main.ts";
+import { readConfig } from "../../src/config.ts";
+import { loadFixture, makeKey, revokeKey, setUsed } from "../helpers/app.ts";
+import { PG_ADMIN_URL, withTestDb } from "../helpers/db.ts";
+
+const PACKAGE_DIR = new URL("../../npm-stdio/", import.meta.url).pathname;
+const STDIO_TOOLS = ["get_opportunity", "query_opportunities"];
+// A guard so that a missing time-out fails the test instead of hanging it (the bin's is 15 s).
+const CALL_GUARD_MS = 30_000;
+
+async function run(cmd: string, args: string[], cwd: string): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) {
+    throw new Error(
+      `"${cmd} ${args.join(" ")}" failed in "${cwd}":\n${text}\n` +
+        new TextDecoder().decode(out.stderr),
+    );
+  }
+  return text;
+}
+
+/** Packs npm-stdio/ and installs the tarball into a new folder; returns the installed bin. */
+async function packAndInstall(tmp: string): Promise<{ bin: string; installDir: string }> {
+  try {
+    await Deno.stat(`${PACKAGE_DIR}node_modules/.package-lock.json`);
+  } catch {
+    await run("npm", ["ci", "--no-audit", "--no-fund"], PACKAGE_DIR);
+  }
+  // prepack builds dist/ first, so the tarball holds what the source says now.
+  await run("npm", ["pack", "--pack-destination", tmp], PACKAGE_DIR);
+  const tarballs = [...Deno.readDirSync(tmp)].filter((e) => e.name.endsWith(".tgz"));
+  assert.equal(tarballs.length, 1, "npm pack makes one tarball");
+  const installDir = `${tmp}/install`;
+  Deno.mkdirSync(installDir);
+  Deno.writeTextFileSync(
+    `${installDir}/package.json`,
+    JSON.stringify({ name: "stdio-install-test", version: "0.0.0", private: true }),
+  );
+  await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", `${tmp}/${tarballs[0].name}`],
+    installDir,
+  );
+  return { bin: `${installDir}/node_modules/.bin/oppintel-mcp`, installDir };
+}
+
+/** An SDK client on the installed bin with these two variables. */
+async function stdioClient(bin: string, apiKey: string, baseUrl: string): Promise<Client> {
+  const client = new Client({ name: "stdio-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: bin,
+      env: { OPPINTEL_API_KEY: apiKey, OPPINTEL_BASE_URL: baseUrl },
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+/** tools/call without the SDK's output-schema check, which error bodies cannot pass. */
+function callRaw(client: Client, name: string, args: Record<string, unknown>) {
+  return client.request(
+    { method: "tools/call", params: { name, arguments: args } },
+    CallToolResultSchema,
+    { timeout: CALL_GUARD_MS },
+  );
+}
+
+/** The REST answer for `path` with `key`: status and JSON body. */
+async function rest(base: string, path: string, key: string) {
+  const res = await fetch(base + path, { headers: { "X-API-Key": key } });
+  return { status: res.status, body: await res.json() };
+}
+
+/** The structured content of a result, after checking that the text carries the same JSON. */
+function structured(result: { content: unknown; structuredContent?: unknown }): unknown {
+  const content = result.content as { type: string; text: string }[];
+  assert.equal(content.length, 1);
+  assert.equal(content[0].type, "text");
+  assert.deepEqual(JSON.parse(content[0].text), result.structuredContent);
+  return result.structuredContent;
+}
+
+/** A port on which nothing listens. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+Deno.test({
+  name: "oppintel-mcp from its npm tarball answers like the REST API and the hosted tools",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    const tmp = await Deno.makeTempDir({ prefix: "oppintel_stdio_" });
+    let dbName: string | undefined;
+    // A listener that accepts connections and never answers, for the time-out case.
+    const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const conn of silent) held.push(conn);
+    })().catch(() => {});
+    const clients: Client[] = [];
+    try {
+      const { bin, installDir } = await packAndInstall(tmp);
+
+      await t.step("the tarball holds the bundle only and installs no dependencies", () => {
+        const files = [...Deno.readDirSync(`${installDir}/node_modules/oppintel-mcp`)]
+          .map((e) => e.name).sort();
+        assert.deepEqual(files, ["README.md", "dist", "package.json"]);
+        assert.deepEqual(
+          [...Deno.readDirSync(`${installDir}/node_modules/oppintel-mcp/dist`)]
+            .map((e) => e.name),
+          ["cli.js"],
+        );
+        const installed = [...Deno.readDirSync(`${installDir}/node_modules`)]
+          .map((e) => e.name).filter((n) => !n.startsWith(".")).sort();
+        assert.deepEqual(installed, ["oppintel-mcp"]);
+      });
+
+      await t.step(
+        "without OPPINTEL_API_KEY the bin exits 1 with a message on stderr",
+        async () => {
+          const out = await new Deno.Command(bin, {
+            clearEnv: true,
+            env: { PATH: Deno.env.get("PATH") ?? "", OPPINTEL_BASE_URL: "http://127.0.0.1:1" },
+            stdin: "null",
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          assert.notEqual(out.code, 0);
+          assert.match(new TextDecoder().decode(out.stderr), /OPPINTEL_API_KEY/);
+          assert.equal(out.stdout.length, 0);
+        },
+      );
+
+      await withTestDb("postgres", async (db) => {
+        dbName = new URL(db.url).pathname.slice(1);
+        const ids = await loadFixture(db.sql);
+        const pro = await makeKey(db.sql, "pro");
+        const free = await makeKey(db.sql, "free");
+        const revoked = await makeKey(db.sql, "pro");
+        await revokeKey(db.sql, revoked.keyId);
+        const spent = await makeKey(db.sql, "pro");
+        await setUsed(db.sql, spent.accountId, 1000);
+        const config = readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: "https://x.example" });
+        const server = Deno.serve(
+          { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+          buildHandler(db.database, config, { log: () => {} }),
+        );
+        const base = `http://127.0.0.1:${server.addr.port}`;
+        try {
+          // Started first and awaited last: the 15 s time-out runs while the other steps do.
+          const silentPort = (silent.addr as Deno.NetAddr).port;
+          const hanging = await stdioClient(bin, pro.key, `http://127.0.0.1:${silentPort}`);
+          clients.push(hanging);
+          const timedOut = callRaw(hanging, "get_opportunity", { id: ids["opp-1"] });
+          timedOut.catch(() => {}); // awaited in the last step; no unhandled rejection meanwhile
+
+          const client = await stdioClient(bin, pro.key, base);
+          clients.push(client);
+
+          await t.step("lists exactly the two tools, equal to the hosted listing", async () => {
+            const { tools } = await client.listTools();
+            assert.deepEqual(tools.map((x: Tool) => x.name).sort(), STDIO_TOOLS);
+            const hosted = new Client({ name: "stdio-test-hosted", version: "1.0.0" });
+            await hosted.connect(
+              new StreamableHTTPClientTransport(new URL(`${base}/mcp/`), {
+                requestInit: { headers: { "X-API-Key": pro.key } },
+              }),
+            );
+            try {
+              const hostedTools = (await hosted.listTools()).tools;
+              for (const tool of tools) {
+                const twin = hostedTools.find((x: Tool) => x.name === tool.name);
+                assert.ok(twin, `hosted tools/list has "${tool.name}"`);
+                assert.deepEqual(tool, twin);
+              }
+            } finally {
+              await hosted.close();
+            }
+          });
+
+          await t.step("query_opportunities answers what GET /opportunities answers", async () => {
+            const cases: [Record<string, unknown>, string][] = [
+              [{}, ""],
+              [{ min_score: 60, page_size: 2, page: 2 }, "?min_score=60&page_size=2&page=2"],
+              [
+                { q: "invoice reminder", online_only: false },
+                "?q=invoice+reminder&online_only=false",
+              ],
+              [
+                { recommendation: "build", platform: "REDDIT" },
+                "?recommendation=build&platform=REDDIT",
+              ],
+              [{ category: "developer-tools", channel: undefined }, "?category=developer-tools"],
+            ];
+            for (const [args, query] of cases) {
+              const result = await client.callTool({
+                name: "query_opportunities",
+                arguments: args,
+              });
+              assert.equal(result.isError, undefined, JSON.stringify(result));
+              const expected = await rest(base, `/api/v1/opportunities${query}`, pro.key);
+              assert.equal(expected.status, 200);
+              assert.ok(expected.body.items.length > 0, `"${query}" finds something`);
+              assert.deepEqual(structured(result), expected.body);
+            }
+          });
+
+          await t.step("get_opportunity answers what GET /opportunities/{id} answers", async () => {
+            for (const name of ["opp-1", "opp-4"]) {
+              const result = await client.callTool({
+                name: "get_opportunity",
+                arguments: { id: ids[name] },
+              });
+              assert.equal(result.isError, undefined, JSON.stringify(result));
+              const expected = await rest(base, `/api/v1/opportunities/${ids[name]}`, pro.key);
+              assert.equal(expected.status, 200);
+              assert.equal(expected.body.id, ids[name]);
+              assert.deepEqual(structured(result), expected.body);
+            }
+          });
+
+          await t.step("REST errors come back as isError results with the REST body", async () => {
+            const unknownId = Math.max(...Object.values(ids)) + 1000;
+            const cases: {
+              key: string;
+              tool: string;
+              args: Record<string, unknown>;
+              path: string;
+              status: number;
+              code: string;
+            }[] = [
+              {
+                key: pro.key,
+                tool: "get_opportunity",
+                args: { id: unknownId },
+                path: `/api/v1/opportunities/${unknownId}`,
+                status: 404,
+                code: "not_found",
+              },
+              {
+                key: pro.key,
+                tool: "query_opportunities",
+                args: { min_score: 101 },
+                path: "/api/v1/opportunities?min_score=101",
+                status: 422,
+                code: "invalid_parameter",
+              },
+              {
+                key: free.key,
+                tool: "query_opportunities",
+                args: {},
+                path: "/api/v1/opportunities",
+                status: 403,
+                code: "plan_required",
+              },
+              {
+                key: revoked.key,
+                tool: "get_opportunity",
+                args: { id: ids["opp-1"] },
+                path: `/api/v1/opportunities/${ids["opp-1"]}`,
+                status: 403,
+                code: "key_revoked",
+              },
+              {
+                key: "oi_live_" + "x".repeat(40),
+                tool: "query_opportunities",
+                args: {},
+                path: "/api/v1/opportunities",
+                status: 401,
+                code: "invalid_api_key",
+              },
+              {
+                key: spent.key,
+                tool: "query_opportunities",
+                args: {},
+                path: "/api/v1/opportunities",
+                status: 429,
+                code: "quota_exceeded",
+              },
+            ];
+            const byKey = new Map<string, Client>([[pro.key, client]]);
+            for (const c of cases) {
+              let keyClient = byKey.get(c.key);
+              if (!keyClient) {
+                keyClient = await stdioClient(bin, c.key, base);
+                clients.push(keyClient);
+                byKey.set(c.key, keyClient);
+              }
+              const result = await callRaw(keyClient, c.tool, c.args);
+              assert.equal(result.isError, true, `${c.code}: ${JSON.stringify(result)}`);
+              const expected = await rest(base, c.path, c.key);
+              assert.equal(expected.status, c.status);
+              assert.equal(expected.body.error, c.code);
+              assert.deepEqual(structured(result), expected.body);
+            }
+          });
+
+          await t.step("an unreachable service is an isError result, not a crash", async () => {
+            const down = await stdioClient(bin, pro.key, `http://127.0.0.1:${closedPort()}`);
+            clients.push(down);
+            const result = await callRaw(down, "query_opportunities", {});
+            assert.equal(result.isError, true);
+            const body = structured(result) as { error: string; message: string };
+            assert.equal(body.error, "service_unreachable");
+            assert.match(body.message, /could not be reached/);
+            // Still serving after the failure.
+            assert.equal((await down.listTools()).tools.length, 2);
+          });
+
+          await t.step("stdout carries JSON-RPC 2.0 messages only", async () => {
+            const child = new Deno.Command(bin, {
+              env: { OPPINTEL_API_KEY: pro.key, OPPINTEL_BASE_URL: base },
+              stdin: "piped",
+              stdout: "piped",
+              stderr: "null",
+            }).spawn();
+            const requests = [
+              {
+                jsonrpc: "2.0",
+                id: 1,
+                method: "initialize",
+                params: {
+                  protocolVersion: "2025-06-18",
+                  capabilities: {},
+                  clientInfo: { name: "raw", version: "1" },
+                },
+              },
+              { jsonrpc: "2.0", method: "notifications/initialized" },
+              { jsonrpc: "2.0", id: 2, method: "tools/list" },
+              {
+                jsonrpc: "2.0",
+                id: 3,
+                method: "tools/call",
+                params: { name: "get_opportunity", arguments: { id: ids["opp-2"] } },
+              },
+              {
+                jsonrpc: "2.0",
+                id: 4,
+                method: "tools/call",
+                params: { name: "query_opportunities", arguments: { min_score: "high" } },
+              },
+              {
+                jsonrpc: "2.0",
+                id: 5,
+                method: "tools/call",
+                params: { name: "no_such_tool", arguments: {} },
+              },
+            ];
+            const writer = child.stdin.getWriter();
+            await writer.write(
+              new TextEncoder().encode(requests.map((r) => JSON.stringify(r) + "\n").join("")),
+            );
+            const lines: string[] = [];
+            const answered = new Set<unknown>();
+            let buffer = "";
+            const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+            while (answered.size < 5) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              buffer += value;
+              let nl;
+              while ((nl = buffer.indexOf("\n")) >= 0) {
+                const line = buffer.slice(0, nl);
+                buffer = buffer.slice(nl + 1);
+                lines.push(line);
+                try {
+                  const id = JSON.parse(line).id;
+                  if (id !== undefined) answered.add(id);
+                } catch { /* checked below */ }
+              }
+            }
+            // Closing stdin ends the session: the process must exit by itself, cleanly.
+            await writer.close();
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              buffer += value;
+            }
+            lines.push(...buffer.split("\n").filter((l) => l !== ""));
+            assert.equal((await child.status).code, 0);
+            assert.ok(lines.length >= 5);
+            const byId = new Map<unknown, Record<string, unknown>>();
+            for (const line of lines) {
+              const message = JSON.parse(line);
+              assert.equal(message.jsonrpc, "2.0", line);
+              assert.ok(
+                ("id" in message && ("result" in message) !== ("error" in message)) ||
+                  typeof message.method === "string",
+                line,
+              );
+              byId.set(message.id, message);
+            }
+            assert.equal(
+              (byId.get(2)?.result as { tools: unknown[] }).tools.length,
+              2,
+            );
+            const found = byId.get(3)?.result as { structuredContent: { id: number } };
+            assert.equal(found.structuredContent.id, ids["opp-2"]);
+            const bad = byId.get(4)?.result as { isError: boolean; structuredContent: unknown };
+            assert.equal(bad.isError, true);
+            assert.deepEqual(
+              bad.structuredContent,
+              (await rest(base, "/api/v1/opportunities?min_score=high", pro.key)).body,
+            );
+            assert.equal((byId.get(5)?.error as { code: number }).code, -32602);
+          });
+
+          await t.step(
+            "a service that does not answer is an isError after the time-out",
+            async () => {
+              const result = await timedOut;
+              assert.equal(result.isError, true);
+              const body = structured(result) as { error: string; message: string };
+              assert.equal(body.error, "service_unreachable");
+              assert.match(body.message, /no answer within 15 s/);
+            },
+          );
+        } finally {
+          for (const c of clients) await c.close().catch(() => {});
+          await server.shutdown();
+        }
+      });
+    } finally {
+      silent.close();
+      for (const conn of held) {
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+      }
+      await accepting;
+      await Deno.remove(tmp, { recursive: true });
+      if (dbName) {
+        // withTestDb leaves the file's database to dbTest's afterAll, which this file lacks.
+        const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+        await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+        await admin.end();
+      }
+    }
+  },
+});
