@@ -1,0 +1,287 @@
+/**
+ * The public article pages: `/blog` (the list), `/blog/{slug}` (the canonical URL of each
+ * article, the `url` the API returns) and `/blog/feed.xml` (Atom). No key is needed. Rendered
+ * pages are cached per article and kept while `data_version` stays the same, which every
+ * change of content bumps; lists also expire after a minute, so that a scheduled article
+ * appears soon after its publication time.
+ */
+import type { Sql } from "../db/open.ts";
+import { NotFoundError } from "../errors.ts";
+import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
+import type { QueryContext } from "../queries/common.ts";
+import { getOpportunity } from "../queries/opportunities.ts";
+import type { BlogListItem, BlogPost, OpportunityDetail } from "../schemas.ts";
+import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
+import { renderMarkdown } from "./markdown.ts";
+
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const PAGE_SIZE = 20;
+const LIST_TTL_MS = 60_000;
+const MAX_ENTRIES = 1000;
+
+/** A rendered page, as cached. */
+export interface Rendered {
+  status: number;
+  body: string;
+  contentType: string;
+  etag: string;
+}
+
+interface Entry {
+  version: string;
+  expires: number;
+  rendered: Rendered;
+}
+
+/** The cache of rendered pages of one handler. */
+export class PageCache {
+  #entries = new Map<string, Entry>();
+
+  get(key: string, version: string): Rendered | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version !== version || entry.expires < Date.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.rendered;
+  }
+
+  set(key: string, version: string, rendered: Rendered, ttlMs = Infinity): void {
+    // Oldest first: a Map keeps insertion order, so this drops the least recently rendered.
+    if (this.#entries.size >= MAX_ENTRIES) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+    this.#entries.set(key, { version, expires: Date.now() + ttlMs, rendered });
+  }
+}
+
+async function contentVersion(sql: Sql): Promise<string> {
+  const [row] = await sql<{ version: string }[]>`select version::text as version from data_version`;
+  return row?.version ?? "0";
+}
+
+async function etagOf(body: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
+  const hex = Array.from(
+    new Uint8Array(digest).slice(0, 12),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
+  return `"${hex}"`;
+}
+
+async function rendered(body: string, contentType = "text/html; charset=utf-8") {
+  return { status: 200, body, contentType, etag: await etagOf(body) };
+}
+
+function isHttpUrl(url: string | null): url is string {
+  return url !== null && /^https?:\/\/[^\s"'<>]+$/i.test(url);
+}
+
+function tagList(tags: string[]): SafeHtml {
+  if (tags.length === 0) return html``;
+  return html`<ul class="tags" aria-label="Tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>`;
+}
+
+function dateLine(post: { published_at: string | null; updated_at?: string | null }): SafeHtml {
+  const published = post.published_at;
+  if (!published) return html``;
+  const updated = post.updated_at && post.updated_at > published
+    ? html`
+      · updated <time datetime="${post.updated_at}">${formatDate(post.updated_at)}</time>
+    `
+    : "";
+  return html`<p class="meta">Published <time datetime="${published}">${
+    formatDate(published)
+  }</time>${updated}</p>`;
+}
+
+function relatedOpportunity(opportunity: OpportunityDetail | undefined): SafeHtml {
+  if (!opportunity) return html``;
+  return html`
+    <aside class="card" id="related-opportunity" aria-labelledby="related-title">
+      <h2 id="related-title">The opportunity behind this article</h2>
+      <p><strong>${opportunity.title}</strong></p>
+      <p class="meta">Score ${opportunity.score}/100 · verdict: ${opportunity.recommendation} ·
+    for ${opportunity.target_audience || "a broad audience"}</p>
+      <p class="muted">Its full record (scores, features, competitors, risks) is
+    <code>GET /api/v1/opportunities/${opportunity.id}</code>, free with any key:
+    <a href="/account">get a key</a>.</p>
+    </aside>
+  `;
+}
+
+/** The article page of `post`. */
+export function renderArticle(post: BlogPost, opportunity?: OpportunityDetail): string {
+  const image = isHttpUrl(post.cover_image_url) ? post.cover_image_url : undefined;
+  const head = html`<link rel="canonical" href="${post.url}">
+<meta property="og:type" content="article">
+<meta property="og:site_name" content="Opportunity Intelligence">
+<meta property="og:title" content="${post.title}">
+<meta property="og:description" content="${post.excerpt}">
+<meta property="og:url" content="${post.url}">
+${image ? html`<meta property="og:image" content="${image}">` : ""}
+${
+    post.published_at
+      ? html`<meta property="article:published_time" content="${post.published_at}">`
+      : ""
+  }
+${post.tags.map((t) => html`<meta property="article:tag" content="${t}">`)}`;
+  const body = html`<article>
+<h1>${post.title}</h1>
+${dateLine(post)}
+${tagList(post.tags)}
+${image ? html`<img class="cover" src="${image}" alt="">` : ""}
+<div class="article-body">
+${new SafeHtml(renderMarkdown(post.body_md))}
+</div>
+${relatedOpportunity(opportunity)}
+</article>
+<p><a href="/blog">All articles</a></p>`;
+  return page({
+    title: `${post.title} · Opportunity Intelligence`,
+    description: post.excerpt,
+    head,
+    body,
+  });
+}
+
+function listItem(item: BlogListItem): SafeHtml {
+  return html`<li>
+<h2><a href="/blog/${item.slug}">${item.title}</a></h2>
+${dateLine(item)}
+<p>${item.excerpt}</p>
+${tagList(item.tags)}
+</li>`;
+}
+
+/** The list page `pageNumber` of published articles. */
+export async function renderList(sql: Sql, context: QueryContext, pageNumber: number) {
+  const list = await listBlogPosts(sql, { page: pageNumber, page_size: PAGE_SIZE }, context);
+  if (list.items.length === 0 && pageNumber > 1) return undefined;
+  const last = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
+  const pager = html`<nav aria-label="Pages" class="meta">
+${
+    pageNumber > 1
+      ? html`
+        <a href="/blog?page=${pageNumber - 1}" rel="prev">Newer articles</a>
+      `
+      : ""
+  }
+${
+    pageNumber < last
+      ? html`<a href="/blog?page=${pageNumber + 1}" rel="next">Older articles</a>`
+      : ""
+  }
+</nav>`;
+  const body = html`
+    <h1>Articles</h1>
+    <p
+      class="muted">Weekly analyses of validated opportunities. <a href="/blog/feed.xml">Atom feed</a>.</p>
+    ${list.items.length === 0
+      ? html`<p>No articles are published yet.</p>`
+      : html`<ul class="posts">${list.items.map(listItem)}</ul>`}
+    ${last > 1 ? pager : ""}
+  `;
+  const canonical = `${context.publicBaseUrl}/blog${pageNumber > 1 ? `?page=${pageNumber}` : ""}`;
+  return page({
+    title: "Articles · Opportunity Intelligence",
+    description: "Weekly analyses of validated business opportunities",
+    head: html`<link rel="canonical" href="${canonical}">`,
+    body,
+  });
+}
+
+function xml(text: string): string {
+  return escapeHtml(text);
+}
+
+/** The Atom feed of the newest published articles. */
+export async function renderFeed(sql: Sql, context: QueryContext): Promise<string> {
+  const list = await listBlogPosts(sql, { page: 1, page_size: PAGE_SIZE }, context);
+  const base = context.publicBaseUrl;
+  const updated = list.items[0]?.published_at ?? new Date(0).toISOString();
+  const entries = list.items.map((item) =>
+    `<entry>
+<title>${xml(item.title)}</title>
+<id>${xml(item.url)}</id>
+<link rel="alternate" type="text/html" href="${xml(item.url)}"/>
+<published>${item.published_at}</published>
+<updated>${item.published_at}</updated>
+<summary>${xml(item.excerpt)}</summary>
+${item.tags.map((t) => `<category term="${xml(t)}"/>`).join("")}
+</entry>`
+  );
+  return `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+<title>Opportunity Intelligence articles</title>
+<id>${xml(`${base}/blog`)}</id>
+<link rel="self" type="application/atom+xml" href="${xml(`${base}/blog/feed.xml`)}"/>
+<link rel="alternate" type="text/html" href="${xml(`${base}/blog`)}"/>
+<updated>${updated}</updated>
+<author><name>Opportunity Intelligence</name></author>
+${entries.join("\n")}
+</feed>
+`;
+}
+
+/**
+ * The page of a blog path, from the cache when the content has not changed since it was
+ * rendered; undefined for a path that names no page (the caller answers 404).
+ */
+export async function blogPage(
+  deps: { sql: Sql; context: QueryContext; cache: PageCache },
+  path: string,
+  search: URLSearchParams,
+): Promise<Rendered | undefined> {
+  const { sql, context, cache } = deps;
+  const version = await contentVersion(sql);
+  if (path === "/blog" || path === "/blog/") {
+    const raw = search.get("page") ?? "1";
+    if (!/^[1-9]\d{0,5}$/.test(raw)) return undefined;
+    const key = `list:${raw}`;
+    const hit = cache.get(key, version);
+    if (hit) return hit;
+    const body = await renderList(sql, context, Number(raw));
+    if (body === undefined) return undefined;
+    const result = await rendered(body);
+    cache.set(key, version, result, LIST_TTL_MS);
+    return result;
+  }
+  if (path === "/blog/feed.xml") {
+    const hit = cache.get("feed", version);
+    if (hit) return hit;
+    const result = await rendered(
+      await renderFeed(sql, context),
+      "application/atom+xml; charset=utf-8",
+    );
+    cache.set("feed", version, result, LIST_TTL_MS);
+    return result;
+  }
+  const match = /^\/blog\/([^/]+)\/?$/.exec(path);
+  if (!match || !SLUG.test(match[1])) return undefined;
+  const slug = match[1];
+  const key = `post:${slug}`;
+  const hit = cache.get(key, version);
+  if (hit) return hit;
+  let post: BlogPost;
+  try {
+    post = await getBlogPost(sql, slug, context);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  let opportunity: OpportunityDetail | undefined;
+  if (post.related_opportunity_id !== null) {
+    opportunity = await getOpportunity(sql, post.related_opportunity_id, context).catch(
+      (error) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      },
+    );
+  }
+  const result = await rendered(renderArticle(post, opportunity));
+  cache.set(key, version, result);
+  return result;
+}

@@ -1,0 +1,157 @@
+/**
+ * The public web of the service: article pages (/blog), the account area (/account) and their
+ * two static files (/assets). `createWebHandler` answers those paths and returns undefined for
+ * every other one, so the main handler can try it first and fall through to the API.
+ */
+import type { Sql } from "../db/open.ts";
+import type { QueryContext } from "../queries/common.ts";
+import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
+import { COPY_JS, WEB_CSS } from "./assets.ts";
+import { blogPage, PageCache } from "./blog.ts";
+import { html, page } from "./html.ts";
+import { createMailer, type Mailer } from "./mailer.ts";
+import { securityHeaders } from "./security.ts";
+
+export type { Mailer } from "./mailer.ts";
+export { createMailer } from "./mailer.ts";
+
+/** What the web needs; only `sql` and `context` are required. */
+export interface WebDeps {
+  sql: Sql;
+  context: QueryContext;
+  /** Delivers the account area's mails; defaults to writing them to standard error. */
+  mailer?: Mailer;
+  /** Forces the `Secure` cookie attribute on or off; by default on except for localhost. */
+  secureCookies?: boolean;
+  /** An address shown on the dashboard for plan changes. */
+  contactEmail?: string;
+  /**
+   * The client's address for the rate limits. The default is the socket's peer from Deno.serve's
+   * second argument; behind a proxy, pass a function that reads the proxy's header instead.
+   */
+  clientIp?: (request: Request, info?: Deno.ServeHandlerInfo) => string;
+  /** Lifetimes and rate limits (tests shorten them). */
+  settings?: Partial<AccountSettings>;
+  /** Receives error entries; defaults to a JSON line on standard error. */
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/** The answer of a web path, or undefined for a path the web does not serve. */
+export type WebHandler = (
+  request: Request,
+  info?: Deno.ServeHandlerInfo,
+) => Promise<Response | undefined>;
+
+const ASSETS: Record<string, { body: string; type: string }> = {
+  "/assets/web.css": { body: WEB_CSS, type: "text/css; charset=utf-8" },
+  "/assets/copy.js": { body: COPY_JS, type: "text/javascript; charset=utf-8" },
+};
+
+function defaultIp(_request: Request, info?: Deno.ServeHandlerInfo): string {
+  const addr = info?.remoteAddr;
+  return addr && "hostname" in addr ? addr.hostname : "unknown";
+}
+
+function isWebPath(path: string): boolean {
+  return path === "/blog" || path.startsWith("/blog/") || path === "/account" ||
+    path.startsWith("/account/") || path in ASSETS;
+}
+
+function htmlPage(status: number, title: string, text: string): Response {
+  const body = page({
+    title: `${title} · Opportunity Intelligence`,
+    body: html`
+      <h1>${title}</h1>
+      <p>${text}</p>
+    `,
+  });
+  return new Response(body, {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", ...securityHeaders("public") },
+  });
+}
+
+function withoutBodyForHead(request: Request, response: Response): Response {
+  if (request.method !== "HEAD") return response;
+  return new Response(null, { status: response.status, headers: response.headers });
+}
+
+/** Builds the handler of the public web: /blog, /account and /assets. */
+export function createWebHandler(deps: WebDeps): WebHandler {
+  const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
+  const cache = new PageCache();
+  const clientIp = deps.clientIp ?? defaultIp;
+  const account = createAccountArea({
+    sql: deps.sql,
+    context: deps.context,
+    mailer: deps.mailer ?? createMailer(),
+    settings: { ...DEFAULT_SETTINGS, ...deps.settings },
+    secureCookies: deps.secureCookies,
+    contactEmail: deps.contactEmail,
+    log,
+  });
+
+  async function serve(
+    request: Request,
+    url: URL,
+    info: Deno.ServeHandlerInfo | undefined,
+  ): Promise<Response> {
+    const path = url.pathname;
+    const isRead = request.method === "GET" || request.method === "HEAD";
+    const asset = ASSETS[path];
+    if (asset) {
+      if (!isRead) return htmlPage(405, "Method not allowed", "Use GET.");
+      return new Response(asset.body, {
+        headers: {
+          "Content-Type": asset.type,
+          "Cache-Control": "public, max-age=3600",
+          ...securityHeaders("public"),
+        },
+      });
+    }
+    if (path === "/account" || path.startsWith("/account/")) {
+      const answer = await account(request, clientIp(request, info));
+      const headers = new Headers({ ...answer.headers, ...securityHeaders("private") });
+      for (const c of answer.cookies ?? []) headers.append("Set-Cookie", c);
+      return new Response(answer.body ?? null, { status: answer.status, headers });
+    }
+    if (!isRead) {
+      const response = htmlPage(405, "Method not allowed", "Use GET.");
+      response.headers.set("Allow", "GET, HEAD");
+      return response;
+    }
+    const rendered = await blogPage(
+      { sql: deps.sql, context: deps.context, cache },
+      path,
+      url.searchParams,
+    );
+    if (!rendered) return htmlPage(404, "Page not found", "There is no article at this address.");
+    const headers = {
+      "Content-Type": rendered.contentType,
+      "Cache-Control": "public, max-age=60",
+      ETag: rendered.etag,
+      ...securityHeaders("public"),
+    };
+    if (request.headers.get("if-none-match") === rendered.etag) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(rendered.body, { status: rendered.status, headers });
+  }
+
+  return async function webHandler(request, serveInfo) {
+    const url = new URL(request.url);
+    if (!isWebPath(url.pathname)) return undefined;
+    try {
+      return withoutBodyForHead(request, await serve(request, url, serveInfo));
+    } catch (error) {
+      log({
+        level: "error",
+        method: request.method,
+        // Only the path: the query of an account link carries a token.
+        path: url.pathname,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
+      return htmlPage(500, "Something went wrong", "Please try again in a moment.");
+    }
+  };
+}
