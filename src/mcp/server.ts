@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
   type ListToolsResult,
   McpError,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, OPERATIONS, perform } from "../access.ts";
 import type { Sql } from "../db/open.ts";
@@ -39,6 +40,17 @@ import { type ToolDefinition, toolListing, type ToolOperation, TOOLS } from "./t
 export interface McpDeps {
   sql: Sql;
   context: QueryContext;
+  /**
+   * Extra tools served as given, free and uncharged. Only the conformance harness sets this: a
+   * scenario of the official suite looks for a fixture tool that only the reference server has.
+   */
+  fixtureTools?: FixtureTool[];
+}
+
+/** A tool listed verbatim and answered by `call`, outside plans and quota. */
+export interface FixtureTool {
+  tool: Tool;
+  call(args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
 /** The server's name and version in `initialize`. */
@@ -141,7 +153,10 @@ async function callTool(
 export function createMcpHandler(
   deps: McpDeps,
 ): (request: Request, caller: Caller) => Promise<Response> {
-  const listing: ListToolsResult = { tools: TOOLS.map(toolListing) };
+  const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
+  const listing: ListToolsResult = {
+    tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
+  };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
   return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
@@ -153,6 +168,8 @@ export function createMcpHandler(
     });
     server.setRequestHandler(ListToolsRequestSchema, () => listing);
     server.setRequestHandler(CallToolRequestSchema, async ({ params }: CallToolRequest) => {
+      const fixture = fixtures.get(params.name);
+      if (fixture) return await fixture.call(params.arguments ?? {});
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);

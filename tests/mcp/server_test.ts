@@ -164,6 +164,9 @@ dbTest("MCP initialize and tools/list: seven described tools, free of charge", a
       await t.step(`${tool.name} declares schemas, annotations and its tier`, () => {
         assert.equal(tool.inputSchema.type, "object");
         assert.equal(tool.outputSchema?.type, "object");
+        const dialect = "https://json-schema.org/draft/2020-12/schema";
+        assert.equal(tool.inputSchema.$schema, dialect);
+        assert.equal(tool.outputSchema?.$schema, dialect);
         assert.ok(tool.title);
         assert.equal(tool.annotations?.readOnlyHint, true);
         assert.equal(tool.annotations?.openWorldHint, false);

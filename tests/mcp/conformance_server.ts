@@ -1,0 +1,60 @@
+/**
+ * The service's handler on a fresh embedded database, plus the one fixture tool that the
+ * conformance scenario `json-schema-2020-12` looks for (only the suite's reference server has
+ * it). Everything else is the production path: routing, key check, transport, listing. Prints
+ * `READY <port> <key>` on stdout once it listens. Used by tests/mcp/conformance.sh.
+ */
+import { readConfig } from "../../src/config.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { createHandler } from "../../src/http/handler.ts";
+import { createMcpHandler, type FixtureTool } from "../../src/mcp/server.ts";
+import { createAccount } from "../../src/queries/accounts.ts";
+import { createApiKey } from "../../src/queries/api_keys.ts";
+
+const JSON_SCHEMA_2020_12_TOOL: FixtureTool = {
+  tool: {
+    name: "json_schema_2020_12_tool",
+    description: "Tool with JSON Schema 2020-12 features",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: {
+        address: {
+          type: "object",
+          properties: { street: { type: "string" }, city: { type: "string" } },
+        },
+      },
+      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      additionalProperties: false,
+    },
+  },
+  call: (args) => Promise.resolve({ content: [{ type: "text", text: JSON.stringify(args) }] }),
+};
+
+const config = readConfig({ DATA_DIR: "memory://", PORT: "0", SEED_DEMO: "0" });
+const db = await openDatabase(config);
+await migrate(db.sql);
+const email = "conformance@oppintel.local";
+await createAccount(db.sql, { email, plan: "pro", verified: true });
+const { key } = await createApiKey(db.sql, { email, name: "conformance" });
+const context = { publicBaseUrl: "http://127.0.0.1" };
+const handler = createHandler({
+  sql: db.sql,
+  context,
+  log: () => {},
+  mcp: createMcpHandler({ sql: db.sql, context, fixtureTools: [JSON_SCHEMA_2020_12_TOOL] }),
+});
+const server = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: ({ port }) => console.log(`READY ${port} ${key}`),
+}, handler);
+
+async function stop(): Promise<void> {
+  await server.shutdown();
+  await db.close();
+  Deno.exit(0);
+}
+Deno.addSignalListener("SIGTERM", stop);
+Deno.addSignalListener("SIGINT", stop);
