@@ -133,21 +133,33 @@ Deno.test({
         assert.deepEqual(installed, ["oppintel-mcp"]);
       });
 
-      await t.step(
-        "without OPPINTEL_API_KEY the bin exits 1 with a message on stderr",
-        async () => {
-          const out = await new Deno.Command(bin, {
-            clearEnv: true,
-            env: { PATH: Deno.env.get("PATH") ?? "", OPPINTEL_BASE_URL: "http://127.0.0.1:1" },
-            stdin: "null",
-            stdout: "piped",
-            stderr: "piped",
-          }).output();
-          assert.notEqual(out.code, 0);
-          assert.match(new TextDecoder().decode(out.stderr), /OPPINTEL_API_KEY/);
-          assert.equal(out.stdout.length, 0);
-        },
-      );
+      await t.step("a configuration problem exits 1 before any protocol traffic", async (t) => {
+        const cases: [string, Record<string, string>, RegExp][] = [
+          [
+            "without OPPINTEL_API_KEY",
+            { OPPINTEL_BASE_URL: "http://127.0.0.1:1" },
+            /OPPINTEL_API_KEY/,
+          ],
+          ["with a bad OPPINTEL_BASE_URL", {
+            OPPINTEL_API_KEY: "oi_live_x",
+            OPPINTEL_BASE_URL: "localhost 8000",
+          }, /OPPINTEL_BASE_URL/],
+        ];
+        for (const [name, env, message] of cases) {
+          await t.step(name, async () => {
+            const out = await new Deno.Command(bin, {
+              clearEnv: true,
+              env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+              stdin: "null",
+              stdout: "piped",
+              stderr: "piped",
+            }).output();
+            assert.equal(out.code, 1);
+            assert.match(new TextDecoder().decode(out.stderr), message);
+            assert.equal(out.stdout.length, 0);
+          });
+        }
+      });
 
       await withTestDb("postgres", async (db) => {
         dbName = new URL(db.url).pathname.slice(1);
