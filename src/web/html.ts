@@ -48,7 +48,7 @@ export function page(options: {
   head?: SafeHtml;
   description?: string;
 }): string {
-  return "<!DOCTYPE html>\n" + html`
+  const document = html`
     <html lang="en">
       <head>
     <meta charset="utf-8">
@@ -76,6 +76,8 @@ export function page(options: {
       </body>
     </html>
   `.value;
+  // Empty optional parts leave lines of indentation only; drop that, keep everything else.
+  return "<!DOCTYPE html>\n" + document.trim().replace(/^[ \t]+$/gm, "") + "\n";
 }
 
 /** A date-time as a short English date in UTC, e.g. "2 June 2026". */
