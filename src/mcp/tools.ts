@@ -155,6 +155,29 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
+/**
+ * The `structuredContent` of an `isError` result: the REST error body of the same case
+ * (DECISIONS.md section 5). Extra fields belong to the code, as on REST.
+ */
+export const ToolErrorSchema = z.object({
+  error: z.enum([
+    "plan_required",
+    "not_found",
+    "invalid_parameter",
+    "quota_exceeded",
+    "internal_error",
+    "service_unavailable",
+  ]).describe("Error code, as in the REST error body"),
+  message: z.string().describe("One sentence for a person"),
+  details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
+    .describe("invalid_parameter: one entry per bad argument"),
+  required_plan: z.string().optional().describe("plan_required: the plan the tool needs"),
+  current_plan: z.string().optional().describe("plan_required: the caller's plan"),
+  current: z.number().int().optional().describe("quota_exceeded: calls used this month"),
+  limit: z.number().int().optional().describe("quota_exceeded: the plan's monthly limit"),
+  reset_at: z.string().optional().describe("quota_exceeded: when the quota resets"),
+}).describe("Present when isError is true");
+
 /** The tool of a name, or undefined. */
 export function findTool(name: string): ToolDefinition | undefined {
   return TOOLS.find((t) => t.name === name);
@@ -179,7 +202,18 @@ export function toolListing(tool: ToolDefinition): {
     // Inputs are described as a client may send them (defaults make fields optional); outputs
     // as the server answers them.
     inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as JsonSchemaObject,
-    outputSchema: z.toJSONSchema(tool.outputSchema, { io: "output" }) as JsonSchemaObject,
+    outputSchema: outputJsonSchema(tool.outputSchema),
     annotations: { title: tool.title, ...tool.annotations },
   };
+}
+
+/**
+ * The result record or, on an `isError` result, the error body. Clients built on the TypeScript
+ * SDK (1.32, and the MCP Inspector) check the structuredContent of error results against the
+ * outputSchema as well (typescript-sdk issue #1943), so the schema admits both.
+ */
+function outputJsonSchema(schema: z.ZodObject): JsonSchemaObject {
+  const { $schema, ...result } = z.toJSONSchema(schema, { io: "output" });
+  const { $schema: _, ...error } = z.toJSONSchema(ToolErrorSchema, { io: "output" });
+  return { $schema, type: "object", anyOf: [result, error] };
 }

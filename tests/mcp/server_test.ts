@@ -8,7 +8,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
-  CallToolResultSchema,
   ErrorCode,
   McpError,
   type Tool,
@@ -74,23 +73,20 @@ async function connect(
   });
   const client = new Client({ name: "oppintel-test", version: "0.0.0" });
   await client.connect(transport);
+  await client.listTools();
   return { client, lastHeaders: () => last, close: () => client.close() };
 }
 
 /**
- * tools/call without the SDK's client-side output validation. SDK 1.32.2 checks the
- * structuredContent of isError results against the tool's outputSchema too (typescript-sdk
- * issue #1943), which would hide the error body this test needs to see.
+ * tools/call through the SDK client, which (once it has listed the tools, as connect() does)
+ * checks structuredContent against the tool's outputSchema, error results included.
  */
-async function callRaw(
+async function call(
   client: Client,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<CallToolResult> {
-  return await client.request(
-    { method: "tools/call", params: { name, arguments: args } },
-    CallToolResultSchema,
-  ) as CallToolResult;
+  return await client.callTool({ name, arguments: args }) as CallToolResult;
 }
 
 /** The structured body of a tool result, after checking the text block carries the same JSON. */
@@ -208,8 +204,6 @@ dbTest("MCP tools answer exactly what their REST twins answer", async (db, t) =>
   const mcpKey = await makeKey(db.sql, "pro");
   const restKey = await makeKey(db.sql, "business");
   const { client, lastHeaders, close } = await connect(served.url, { key: mcpKey.key });
-  // Listing first makes the SDK client check every structuredContent against the outputSchema.
-  await client.listTools();
   let charged = 0;
 
   async function check(
@@ -327,7 +321,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
     };
     for (const name of PRO_TOOLS) {
       await t.step(`a Free key on ${name} gets plan_required`, async () => {
-        const body = errorOf(await callRaw(freeClient.client, name, proArgs[name]));
+        const body = errorOf(await call(freeClient.client, name, proArgs[name]));
         assert.equal(body.error, "plan_required");
         assert.equal(body.required_plan, "pro");
         assert.equal(body.current_plan, "free");
@@ -337,12 +331,12 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
     }
     await t.step("the plan check matches REST's 403", async () => {
       const rest = await restJson(app, "/api/v1/opportunities", free.key);
-      const mcp = errorOf(await callRaw(freeClient.client, "query_opportunities"));
+      const mcp = errorOf(await call(freeClient.client, "query_opportunities"));
       assert.deepEqual({ ...mcp, message: "" }, { ...rest, message: "" });
     });
     await t.step("a Business key may call Pro tools", async () => {
       const business = await connect(served.url, { key: restKey.key });
-      const trending = await callRaw(business.client, "list_trending_themes");
+      const trending = await call(business.client, "list_trending_themes");
       await business.close();
       assert.notEqual(trending.isError, true);
     });
@@ -355,7 +349,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
         ["get_blog_post", { slug: "draft-post" }, "/api/v1/blog/draft-post"],
       ];
       for (const [name, args, path] of cases) {
-        const body = errorOf(await callRaw(proClient.client, name, args));
+        const body = errorOf(await call(proClient.client, name, args));
         assert.equal(body.error, "not_found");
         assert.deepEqual(body, await restJson(app, path, restKey.key));
       }
@@ -364,7 +358,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
       "invalid arguments get invalid_parameter with details, as REST's 422",
       async () => {
         const body = errorOf(
-          await callRaw(proClient.client, "query_opportunities", { min_score: 101 }),
+          await call(proClient.client, "query_opportunities", { min_score: 101 }),
         );
         assert.deepEqual(body.details, [{ param: "min_score", message: "must be at most 100" }]);
         assert.deepEqual(
@@ -372,7 +366,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
           await restJson(app, "/api/v1/opportunities?min_score=101", restKey.key),
         );
         const many = errorOf(
-          await callRaw(proClient.client, "query_opportunities", {
+          await call(proClient.client, "query_opportunities", {
             page_size: 101,
             recommendation: "Maybe",
             q: "x".repeat(101),
@@ -392,7 +386,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
           ["list_blog_posts", { page: 0 }, "page"],
         ];
         for (const [name, args, param] of cases) {
-          const b = errorOf(await callRaw(proClient.client, name, args));
+          const b = errorOf(await call(proClient.client, name, args));
           assert.equal(b.error, "invalid_parameter", `${name} ${JSON.stringify(args)}`);
           assert.deepEqual((b.details as { param: string }[]).map((d) => d.param), [param]);
         }
@@ -400,7 +394,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
     );
     await t.step("an unknown tool is a JSON-RPC invalid params error", async () => {
       await assert.rejects(
-        () => callRaw(proClient.client, "drop_tables"),
+        () => call(proClient.client, "drop_tables"),
         (e: Error) =>
           e instanceof McpError && (e as { code?: number }).code === ErrorCode.InvalidParams,
       );
@@ -411,7 +405,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
       assert.equal(proClient.lastHeaders().get("x-quota-used"), "0");
     });
     await t.step("a valid call still works after the failures", async () => {
-      const ok = await callRaw(proClient.client, "get_opportunity", { id: opp["opp-2"] });
+      const ok = await call(proClient.client, "get_opportunity", { id: opp["opp-2"] });
       assert.equal(structured(ok).id, opp["opp-2"]);
       assert.equal(await usedOf(db.sql, pro.accountId), 1);
     });
@@ -438,7 +432,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
     for (const [name, args] of [["get_overview", {}], ["get_opportunity", { id: opp["opp-1"] }]]) {
       await t.step(`${name} gets quota_exceeded with current, limit and reset_at`, async () => {
         const body = errorOf(
-          await callRaw(client, name as string, args as Record<string, unknown>),
+          await call(client, name as string, args as Record<string, unknown>),
         );
         assert.equal(body.error, "quota_exceeded");
         assert.equal(body.current, 20);
@@ -449,18 +443,18 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
       });
     }
     await t.step("the body equals REST's 429", async () => {
-      const mcp = errorOf(await callRaw(client, "get_opportunity", { id: opp["opp-1"] }));
+      const mcp = errorOf(await call(client, "get_opportunity", { id: opp["opp-1"] }));
       const rest = await restJson(app, `/api/v1/opportunities/${opp["opp-1"]}`, free.key);
       assert.deepEqual(mcp, rest);
     });
     await t.step("blog tools cost nothing and keep working", async () => {
-      const list = await callRaw(client, "list_blog_posts");
+      const list = await call(client, "list_blog_posts");
       assert.equal(structured(list).total, 2);
-      const post = await callRaw(client, "get_blog_post", { slug: "invoices" });
+      const post = await call(client, "get_blog_post", { slug: "invoices" });
       assert.equal(structured(post).slug, "invoices");
     });
     await t.step("an unknown id is a 404, not a 429", async () => {
-      const body = errorOf(await callRaw(client, "get_opportunity", { id: 999999 }));
+      const body = errorOf(await call(client, "get_opportunity", { id: 999999 }));
       assert.equal(body.error, "not_found");
     });
     await t.step("nothing went past the limit", async () => {
@@ -481,13 +475,13 @@ dbTest("MCP and REST draw on one counter per account", async (db) => {
   try {
     assert.equal((await app.get(`/api/v1/opportunities/${opp["opp-1"]}`, free.key)).status, 200);
     assert.equal(await usedOf(db.sql, free.accountId), 1);
-    const result = await callRaw(client, "get_opportunity", { id: opp["opp-1"] });
+    const result = await call(client, "get_opportunity", { id: opp["opp-1"] });
     assert.notEqual(result.isError, true);
     assert.equal(await usedOf(db.sql, free.accountId), 2);
     assert.equal(lastHeaders().get("x-quota-used"), "2");
     assert.equal(lastHeaders().get("x-quota-remaining"), "18");
     await setUsed(db.sql, free.accountId, 19);
-    assert.notEqual((await callRaw(client, "get_overview")).isError, true);
+    assert.notEqual((await call(client, "get_overview")).isError, true);
     const rest = await app.get(`/api/v1/opportunities/${opp["opp-1"]}`, free.key);
     assert.equal(rest.status, 429);
     assert.equal(await usedOf(db.sql, free.accountId), 20);
