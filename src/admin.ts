@@ -6,6 +6,7 @@
 import { readConfig } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { type Database, openDatabase, type Sql } from "./db/open.ts";
+import { DEFAULT_OPPORTUNITIES, seedDemo } from "./demo.ts";
 import { importFile } from "./import.ts";
 import {
   type Account,
@@ -266,17 +267,16 @@ const COMMANDS: Command[] = [
     flags: [{
       name: "opportunities",
       value: "N",
-      help: "How many opportunities to generate (default 2000; 1000000 for benchmarks)",
+      help:
+        `How many opportunities to generate (default ${DEFAULT_OPPORTUNITIES}; 1000000 for benchmarks)`,
       check: positiveInteger(Number.MAX_SAFE_INTEGER),
     }],
     run: async ({ sql, flags, log }) => {
       const wanted = text(flags, "opportunities");
       let lastPercent = -1;
-      const demoModule = "./demo.ts"; // TEMP
-      const { seedDemo } = await import(demoModule);
       return await seedDemo(sql, {
         opportunities: wanted === undefined ? undefined : Number(wanted),
-        onProgress: (done: number, total: number) => {
+        onProgress: (done, total) => {
           // The generator may report often; a line per percent is enough for a person.
           const percent = total > 0 ? Math.floor((done * 100) / total) : 100;
           if (percent === lastPercent && done !== total) return;

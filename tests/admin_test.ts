@@ -367,6 +367,16 @@ dbTest(
   },
 );
 
+dbTest("admin seed-demo writes demo data with progress on stderr", async ({ database, sql }) => {
+  const run = await admin(database, "seed-demo", "--opportunities", "150");
+  const summary = json(run);
+  assert.equal(summary.opportunities, 150);
+  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from opportunities`;
+  assert.equal(n, 150);
+  assert.ok((await count(sql, "categories")) >= 8);
+  assert.match(run.stderr, /Seeded 150 of 150 \(100%\)/);
+});
+
 // ---- The CLI as a process ------------------------------------------------------------------------
 
 const ROOT = new URL("..", import.meta.url);
