@@ -55,6 +55,7 @@ export function page(options: {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${options.title}</title>
     ${options.description ? html`<meta name="description" content="${options.description}">` : ""}
+    <link rel="icon" href="data:,">
     <link rel="stylesheet" href="/assets/web.css">
     <link rel="alternate" type="application/atom+xml" title="Opportunity Intelligence articles" href="/blog/feed.xml">
     ${options.head}
