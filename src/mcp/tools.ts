@@ -215,5 +215,29 @@ export function toolListing(tool: ToolDefinition): {
 function outputJsonSchema(schema: z.ZodObject): JsonSchemaObject {
   const { $schema, ...result } = z.toJSONSchema(schema, { io: "output" });
   const { $schema: _, ...error } = z.toJSONSchema(ToolErrorSchema, { io: "output" });
-  return { $schema, type: "object", anyOf: [result, error] };
+  return { $schema, type: "object", anyOf: [singleTypes(result), error] };
+}
+
+const ANNOTATION_KEYS = new Set(["description", "title", "default", "examples"]);
+
+/**
+ * Rewrites `{"type": ["string", "null"]}` (how zod writes a simple nullable) as `anyOf` branches
+ * of one type each: clients that map tool schemas onto a single-type dialect (Gemini's OpenAPI
+ * subset) reject type arrays; the MCP Inspector's --strict check warns about them.
+ */
+function singleTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTypes);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = singleTypes(v);
+  if (!Array.isArray(out.type)) return out;
+  const outer: Record<string, unknown> = {};
+  const inner: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(out)) {
+    if (k !== "type") (ANNOTATION_KEYS.has(k) ? outer : inner)[k] = v;
+  }
+  const branches = (out.type as string[]).map((type) =>
+    type === "null" ? { type } : { type, ...inner }
+  );
+  return { ...outer, anyOf: branches };
 }

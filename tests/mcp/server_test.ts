@@ -163,6 +163,8 @@ dbTest("MCP initialize and tools/list: seven described tools, free of charge", a
         const dialect = "https://json-schema.org/draft/2020-12/schema";
         assert.equal(tool.inputSchema.$schema, dialect);
         assert.equal(tool.outputSchema?.$schema, dialect);
+        // Single-type dialects (Gemini's OpenAPI subset) reject type arrays.
+        assert.ok(!JSON.stringify(tool).includes('"type":['), "no type arrays");
         assert.ok(tool.title);
         assert.equal(tool.annotations?.readOnlyHint, true);
         assert.equal(tool.annotations?.openWorldHint, false);
