@@ -52,6 +52,17 @@ function defaultIp(_request: Request, info?: Deno.ServeHandlerInfo): string {
   return addr && "hostname" in addr ? addr.hostname : "unknown";
 }
 
+/**
+ * The client's address behind one trusted reverse proxy: the last entry of X-Forwarded-For
+ * (the one the proxy added; earlier entries come from the client and can be forged), else the
+ * socket's peer. Use it as `clientIp` only when a proxy always sets the header.
+ */
+export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo): string {
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  return forwarded?.at(-1) ?? defaultIp(request, info);
+}
+
 function isWebPath(path: string): boolean {
   return path === "/blog" || path.startsWith("/blog/") || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { HtmlValidate } from "html-validate";
 import { findAccountByEmail } from "../../src/queries/accounts.ts";
 import { dbTest } from "../helpers/db.ts";
 import { Browser, csrfIn, linkIn, webTestApp } from "./web_app.ts";
@@ -335,3 +336,38 @@ dbTest("account area: cookies are Secure away from localhost", async (db) => {
   const { response } = await browser.get("/account");
   assert.match(response.headers.getSetCookie()[0], /; Secure$/);
 });
+
+dbTest(
+  "account area: the landing page, the link page and the dashboard are valid HTML",
+  async (db) => {
+    const app = webTestApp(db);
+    const browser = new Browser(app);
+    const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+    const problems = async (page: string) => {
+      const report = await validator.validateString(page);
+      return report.results.flatMap((r) =>
+        r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`)
+      );
+    };
+    const landing = await browser.get("/account");
+    assert.deepEqual(await problems(landing.text), []);
+    await browser.post("/account/signup", {
+      email: "valid@example.com",
+      csrf: csrfIn(landing.text),
+    });
+    const link = linkIn(app.outbox[0]);
+    const confirm = await browser.get(link);
+    assert.deepEqual(await problems(confirm.text), []);
+    await browser.post("/account/link", {
+      token: new URL(link).searchParams.get("token")!,
+      csrf: csrfIn(confirm.text),
+    });
+    const dashboard = await browser.get("/account");
+    const created = await browser.post("/account/keys", {
+      name: "v",
+      csrf: csrfIn(dashboard.text),
+    });
+    assert.match(created.text, /id="new-key"/);
+    assert.deepEqual(await problems(created.text), []);
+  },
+);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
-import { createWebHandler } from "../../src/web/handler.ts";
+import { createWebHandler, forwardedClientIp } from "../../src/web/handler.ts";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture } from "../helpers/app.ts";
 import { webTestApp } from "./web_app.ts";
@@ -189,4 +189,12 @@ dbTest("the web answers only its own paths, and only GET and HEAD on pages", asy
   const js = await web(new Request(`${BASE}/assets/copy.js`));
   assert.equal(js?.headers.get("content-type"), "text/javascript; charset=utf-8");
   assert.match(await js!.text(), /clipboard/);
+});
+
+Deno.test("forwardedClientIp takes the proxy's entry, not the client's", () => {
+  const request = new Request(`${BASE}/account`, {
+    headers: { "X-Forwarded-For": "203.0.113.9, 198.51.100.7" },
+  });
+  assert.equal(forwardedClientIp(request), "198.51.100.7");
+  assert.equal(forwardedClientIp(new Request(`${BASE}/account`)), "unknown");
 });
