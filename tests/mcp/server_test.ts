@@ -605,13 +605,15 @@ Deno.test("MCP unexpected errors answer internal_error without database text", a
     sql: brokenSql,
     context: { publicBaseUrl: "https://oppintel.example" },
   });
-  const caller: Caller = {
+  // `as`: the caller record grows fields (dataVersion) that this test does not care about.
+  const caller = {
     keyId: 1,
     keyPrefix: "oi_live_abcd",
     accountId: 1,
     plan: "pro",
     usage: { limit: 1000, used: 0, remaining: 1000, reset_at: "2030-01-01T00:00:00Z" },
-  };
+    dataVersion: 0,
+  } as Caller;
   const logged: string[] = [];
   const original = console.error;
   console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
