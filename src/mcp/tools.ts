@@ -159,15 +159,13 @@ export const TOOLS: readonly ToolDefinition[] = [
  * The `structuredContent` of an `isError` result: the REST error body of the same case
  * (DECISIONS.md section 5). Extra fields belong to the code, as on REST.
  */
-export const ToolErrorSchema = z.object({
-  error: z.enum([
-    "plan_required",
-    "not_found",
-    "invalid_parameter",
-    "quota_exceeded",
-    "internal_error",
-    "service_unavailable",
-  ]).describe("Error code, as in the REST error body"),
+export const ToolErrorSchema = z.looseObject({
+  // A string, not an enum, and a loose object: the npm stdio package reports more codes
+  // (invalid_api_key, key_revoked with revoked_by, service_unreachable) through the same schema.
+  error: z.string().describe(
+    "Error code, as in the REST error body: plan_required, not_found, invalid_parameter, " +
+      "quota_exceeded, internal_error, ...",
+  ),
   message: z.string().describe("One sentence for a person"),
   details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
     .describe("invalid_parameter: one entry per bad argument"),
