@@ -213,7 +213,12 @@ export function toolListing(tool: ToolDefinition): {
 function outputJsonSchema(schema: z.ZodObject): JsonSchemaObject {
   const { $schema, ...result } = z.toJSONSchema(schema, { io: "output" });
   const { $schema: _, ...error } = z.toJSONSchema(ToolErrorSchema, { io: "output" });
-  return { $schema, type: "object", anyOf: [singleTypes(result), error] };
+  // zod writes a loose object's extra fields as `{}`; `true` says the same more plainly.
+  return {
+    $schema,
+    type: "object",
+    anyOf: [singleTypes(result), { ...error, additionalProperties: true }],
+  };
 }
 
 const ANNOTATION_KEYS = new Set(["description", "title", "default", "examples"]);
