@@ -6,6 +6,7 @@
  * with buildHandler.
  */
 import { type Config, readConfig } from "./src/config.ts";
+import { createContent } from "./src/content.ts";
 import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
 import { isContentEmpty, seedDemo } from "./src/demo.ts";
@@ -51,9 +52,10 @@ export function buildHandler(
   options: { log?: (entry: Record<string, unknown>) => void } = {},
 ): (request: Request) => Promise<Response> {
   const context = { publicBaseUrl: config.publicBaseUrl };
+  const content = createContent(db.sql, context);
   return createHandler({
     sql: db.sql,
-    context,
+    content,
     log: options.log,
     mcp: createMcpHandler({ sql: db.sql, context }),
   });

@@ -13,7 +13,15 @@ import {
   QuotaExceededError,
 } from "./errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
-import { chargeQuota, periodOf, type UsageState, usageState } from "./queries/usage.ts";
+import type postgres from "postgres";
+import {
+  chargeQuota,
+  periodOf,
+  refundQuota,
+  type UsageState,
+  usageState,
+} from "./queries/usage.ts";
+import { PLAN_LIMITS } from "./schemas.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
 export interface Caller {
@@ -21,8 +29,10 @@ export interface Caller {
   keyPrefix: string;
   accountId: number;
   plan: Plan;
-  /** Usage before this call's charge. */
+  /** Usage before this call's charge (after it, for a caller returned by admit). */
   usage: UsageState;
+  /** The data version when the call began: the key of every cached answer. */
+  dataVersion: number;
 }
 
 /** What an operation needs and costs. */
@@ -75,10 +85,11 @@ export async function authenticate(
       account_id: number;
       plan: Plan;
       used: number;
+      data_version: number;
     }?,
   ] = await sql`
     select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
-      coalesce(u.used, 0) as used
+      coalesce(u.used, 0) as used, (select version::float8 from data_version) as data_version
     from api_keys k
     join accounts a on a.id = k.account_id
     left join usage_counters u on u.account_id = a.id and u.period = ${periodOf(now)}
@@ -92,6 +103,7 @@ export async function authenticate(
     accountId: row.account_id,
     plan: row.plan,
     usage: usageState(row.plan, row.used, now),
+    dataVersion: row.data_version,
   };
 }
 
@@ -136,4 +148,111 @@ export async function perform<T>(
   const { charged, state } = await chargeQuota(sql, { id: caller.accountId, plan: caller.plan });
   if (!charged) throw new QuotaExceededError(state.used, state.limit, state.reset_at);
   return { result, usage: state };
+}
+
+/** What must exist for a call to succeed: checked in the admission statement, before charging. */
+export interface Existence {
+  /** A boolean SQL expression, e.g. `exists (select 1 from opportunities where id = 5)`. */
+  check: postgres.Fragment;
+  /** The 404 to answer when it is false. */
+  notFound: () => Error;
+}
+
+/** The outcome of admit: the caller, and the refusal to answer when the call may not go on. */
+export interface Admission {
+  caller: Caller;
+  refusal?: Error;
+  /** True when this call took a unit of quota (to refund if its answer fails). */
+  charged?: boolean;
+}
+
+type AdmitRow = {
+  key_id: number;
+  prefix: string;
+  revoked_by: "owner" | "admin" | null;
+  last_used_at: Date | null;
+  account_id: number;
+  plan: Plan;
+  found: boolean;
+  charged_used: number | null;
+  used_before: number;
+  data_version: number;
+};
+
+/**
+ * Admits a call in ONE statement: finds the key, checks the plan and what must exist, charges
+ * the quota when all of that holds and the operation costs something, and reads the data
+ * version. Throws 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404,
+ * 429) is returned with the caller, so that its answer still carries the quota headers. The
+ * order is that of DECISIONS.md section 4; the caller checks its parameters before. The
+ * caller's usage is after the charge.
+ */
+export async function admit(
+  sql: Sql,
+  rawKey: string | undefined,
+  operation: Operation,
+  existence?: Existence,
+  now: Date = new Date(),
+): Promise<Admission> {
+  if (!rawKey) throw new MissingApiKeyError();
+  if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
+  const hash = await hashApiKey(rawKey);
+  const period = periodOf(now);
+  const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
+  const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
+    when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
+  const [row]: [AdmitRow?] = await sql`
+    with k as (
+      select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
+        ${existence?.check ?? sql`true`} as found
+      from api_keys k join accounts a on a.id = k.account_id
+      where k.key_hash = ${hash}
+    ),
+    charged as (
+      insert into usage_counters as u (account_id, period, used)
+      select k.account_id, ${period}, 1 from k
+      where ${operation.cost}::int > 0 and k.revoked_by is null and k.found
+        and ${rank} >= ${PLAN_RANK[operation.plan]}::int
+      on conflict (account_id, period) do update set used = u.used + 1
+        where u.used < (select ${limit} from k)
+      returning used
+    )
+    select k.*, (select used from charged) as charged_used,
+      coalesce((select used from usage_counters
+        where account_id = k.account_id and period = ${period}), 0) as used_before,
+      (select version::float8 from data_version) as data_version
+    from k`;
+  if (!row) throw new InvalidApiKeyError();
+  if (row.revoked_by) throw new KeyRevokedError(row.revoked_by);
+  touchKey(sql, row.key_id, row.last_used_at, now);
+  const caller: Caller = {
+    keyId: row.key_id,
+    keyPrefix: row.prefix,
+    accountId: row.account_id,
+    plan: row.plan,
+    usage: usageState(row.plan, row.used_before, now),
+    dataVersion: row.data_version,
+  };
+  if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
+    return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
+  }
+  if (!row.found) return { caller, refusal: existence!.notFound() };
+  if (operation.cost === 0) return { caller };
+  if (row.charged_used === null) {
+    const { used, limit: max, reset_at } = caller.usage;
+    return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
+  }
+  return {
+    caller: { ...caller, usage: usageState(row.plan, row.charged_used, now) },
+    charged: true,
+  };
+}
+
+/**
+ * Gives back the unit admit charged when the answer then fails (a statement time-out, the
+ * database going away), so that only successful calls are charged. Best effort: if the
+ * database is gone the refund is lost, which can only cost the customer one call.
+ */
+export async function refund(sql: Sql, caller: Caller, now: Date = new Date()): Promise<void> {
+  await refundQuota(sql, caller.accountId, now).catch(() => {});
 }

@@ -4,19 +4,24 @@
  * request, and errors mapped to JSON in one place.
  */
 import type { z } from "zod";
-import { authenticate, type Caller, type Operation, OPERATIONS, perform } from "../access.ts";
+import {
+  admit,
+  authenticate,
+  type Caller,
+  type Existence,
+  type Operation,
+  OPERATIONS,
+  refund,
+} from "../access.ts";
+import type { Content } from "../content.ts";
 import type { Sql } from "../db/open.ts";
 import {
   InvalidParameterError,
   MethodNotAllowedError,
   NotFoundError,
-  QuotaExceededError,
   toApiError,
 } from "../errors.ts";
-import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
-import type { QueryContext } from "../queries/common.ts";
-import { getOpportunity, listOpportunities } from "../queries/opportunities.ts";
-import { getOverview, getTheme, listCategories, listTrendingThemes } from "../queries/themes.ts";
+import { isRowId } from "../queries/common.ts";
 import type { UsageState } from "../queries/usage.ts";
 import {
   BlogQuerySchema,
@@ -36,7 +41,8 @@ export type McpHandler = (request: Request, caller: Caller) => Promise<Response>
 /** Everything the handler needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
   sql: Sql;
-  context: QueryContext;
+  /** The cached content operations (src/content.ts), shared with the MCP endpoint. */
+  content: Content;
   /** Receives one structured entry per request; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
   /** Serves the MCP endpoint; without it /mcp answers 404. */
@@ -48,18 +54,20 @@ interface RouteInput {
   path: Record<string, string>;
 }
 
+/** A parsed request: what must exist, and the work that answers it at a data version. */
+interface Prepared {
+  existence?: Existence;
+  work(version: number): Promise<unknown>;
+}
+
 interface Route {
   pattern: URLPattern;
   operation: Operation;
-  /** Parses the parameters (throws 422) and returns the work to perform. */
-  prepare(input: RouteInput, deps: AppDeps): () => Promise<unknown>;
+  /** Parses the parameters (throws 422) and says what the call needs and does. */
+  prepare(input: RouteInput, deps: AppDeps): Prepared;
 }
 
-function route(
-  pathname: string,
-  operation: Operation,
-  prepare: Route["prepare"],
-): Route {
+function route(pathname: string, operation: Operation, prepare: Route["prepare"]): Route {
   return { pattern: new URLPattern({ pathname }), operation, prepare };
 }
 
@@ -67,32 +75,50 @@ function pathParams<S extends z.ZodObject>(schema: S, input: RouteInput): z.infe
   return parseParams(schema, input.path);
 }
 
+/** `exists` of a row by id, checked in the admission statement so a 404 is never charged. */
+function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
+  return {
+    check: isRowId(id) ? sql`exists (select 1 from ${sql(table)} where id = ${id})` : sql`false`,
+    notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),
+  };
+}
+
 const ROUTES: Route[] = [
-  route("/api/v1/opportunities", OPERATIONS.listOpportunities, ({ search }, { sql }) => {
+  route("/api/v1/opportunities", OPERATIONS.listOpportunities, ({ search }, { content }) => {
     const query = parseParams(OpportunityQuerySchema, search);
-    return () => listOpportunities(sql, query);
+    return { work: (v) => content.listOpportunities(v, query) };
   }),
-  route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, (input, { sql, context }) => {
+  route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, (input, { sql, content }) => {
     const { id } = pathParams(OpportunityIdSchema, input);
-    return () => getOpportunity(sql, id, context);
+    return {
+      existence: rowExists(sql, "opportunities", id, "opportunity"),
+      work: (v) => content.getOpportunity(v, id),
+    };
   }),
-  route("/api/v1/blog", OPERATIONS.listBlogPosts, ({ search }, { sql, context }) => {
+  route("/api/v1/blog", OPERATIONS.listBlogPosts, ({ search }, { content }) => {
     const query = parseParams(BlogQuerySchema, search);
-    return () => listBlogPosts(sql, query, context);
+    return { work: (v) => content.listBlogPosts(v, query) };
   }),
-  route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, (input, { sql, context }) => {
+  route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, (input, { content }) => {
     const { slug } = pathParams(BlogSlugSchema, input);
-    return () => getBlogPost(sql, slug, context);
+    return { work: (v) => content.getBlogPost(v, slug) };
   }),
-  route("/api/v1/overview", OPERATIONS.getOverview, (_, { sql }) => () => getOverview(sql)),
-  route("/api/v1/categories", OPERATIONS.listCategories, (_, { sql }) => () => listCategories(sql)),
-  route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, ({ search }, { sql }) => {
+  route("/api/v1/overview", OPERATIONS.getOverview, (_, { content }) => ({
+    work: (v) => content.getOverview(v),
+  })),
+  route("/api/v1/categories", OPERATIONS.listCategories, (_, { content }) => ({
+    work: (v) => content.listCategories(v),
+  })),
+  route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, ({ search }, { content }) => {
     const query = parseParams(TrendingQuerySchema, search);
-    return () => listTrendingThemes(sql, query);
+    return { work: (v) => content.listTrendingThemes(v, query) };
   }),
-  route("/api/v1/themes/:id", OPERATIONS.getTheme, (input, { sql }) => {
+  route("/api/v1/themes/:id", OPERATIONS.getTheme, (input, { sql, content }) => {
     const { id } = pathParams(ThemeIdSchema, input);
-    return () => getTheme(sql, id);
+    return {
+      existence: rowExists(sql, "themes", id, "theme"),
+      work: (v) => content.getTheme(v, id),
+    };
   }),
 ];
 
@@ -162,23 +188,45 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       const match = r.pattern.exec({ pathname: path });
       if (!match) continue;
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
-      const caller = await authenticate(deps.sql, apiKeyOf(request, url));
-      try {
-        const work = r.prepare(
-          { search: url.searchParams, path: decodePath(match.pathname.groups) },
-          deps,
-        );
-        const { result, usage } = await perform(deps.sql, caller, r.operation, work);
-        return { response: json(200, result, quotaHeaders(usage)), caller };
-      } catch (error) {
-        if (toApiError(error).status === 500) logFailure(error, request, url);
-        const usage = error instanceof QuotaExceededError
-          ? { limit: error.limit, used: error.current, remaining: 0, reset_at: error.resetAt }
-          : caller.usage;
-        return { response: errorResponse(error, usage), caller };
-      }
+      return await rest(request, url, r, match);
     }
     throw new NotFoundError(`Cannot find "${path}"`);
+  }
+
+  /** key -> parameters -> plan -> existence -> charge (one statement) -> answer. */
+  async function rest(
+    request: Request,
+    url: URL,
+    r: Route,
+    match: URLPatternResult,
+  ): Promise<Outcome> {
+    const key = apiKeyOf(request, url);
+    let prepared: Prepared;
+    try {
+      prepared = r.prepare(
+        { search: url.searchParams, path: decodePath(match.pathname.groups) },
+        deps,
+      );
+    } catch (error) {
+      // A bad parameter is answered only once the key is known to be good (401/403 first).
+      const caller = await authenticate(deps.sql, key);
+      return { response: errorResponse(error, caller.usage), caller };
+    }
+    const { caller, refusal, charged } = await admit(
+      deps.sql,
+      key,
+      r.operation,
+      prepared.existence,
+    );
+    if (refusal) return { response: errorResponse(refusal, caller.usage), caller };
+    try {
+      const result = await prepared.work(caller.dataVersion);
+      return { response: json(200, result, quotaHeaders(caller.usage)), caller };
+    } catch (error) {
+      if (charged) await refund(deps.sql, caller);
+      if (toApiError(error).status === 500) logFailure(error, request, url);
+      return { response: errorResponse(error, caller.usage), caller };
+    }
   }
 
   async function mcp(request: Request, url: URL): Promise<Outcome> {

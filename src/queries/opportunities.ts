@@ -69,19 +69,34 @@ function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
     ${everyWordIn(sql, sql`(o.title || E'\\n' || o.description)`, query.q)}`;
 }
 
+/** One page of opportunities matching the filters, in the list order. */
+export async function listOpportunityPage(
+  sql: Sql,
+  query: OpportunityQuery,
+): Promise<OpportunityListItem[]> {
+  const rows = await sql<ListRow[]>`
+    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
+    ${listOrder(sql)} ${pageWindow(sql, query.page, query.page_size)}`;
+  return rows.map(toListItem);
+}
+
+/** How many opportunities match the filters (page and page_size are ignored). */
+export async function countOpportunities(sql: Sql, query: OpportunityQuery): Promise<number> {
+  const [{ total }] = await sql<{ total: number }[]>`
+    select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
+  return total;
+}
+
 /** One page of opportunities matching the filters, with the total count of matches. */
 export async function listOpportunities(
   sql: Sql,
   query: OpportunityQuery,
 ): Promise<OpportunityList> {
-  const where = listFilter(sql, query);
-  const [rows, [{ total }]] = await Promise.all([
-    sql<ListRow[]>`
-      select ${listColumns(sql)} from opportunities o ${where}
-      ${listOrder(sql)} ${pageWindow(sql, query.page, query.page_size)}`,
-    sql<{ total: number }[]>`select count(*)::int as total from opportunities o ${where}`,
+  const [items, total] = await Promise.all([
+    listOpportunityPage(sql, query),
+    countOpportunities(sql, query),
   ]);
-  return { items: rows.map(toListItem), total, page: query.page, page_size: query.page_size };
+  return { items, total, page: query.page, page_size: query.page_size };
 }
 
 type DetailRow = ListRow & {

@@ -60,3 +60,14 @@ export async function chargeQuota(
   if (row) return { charged: true, state: usageState(account.plan, row.used, now) };
   return { charged: false, state: await readUsage(sql, account, now) };
 }
+
+/** Takes back one charged call of the account's current month (never below zero). */
+export async function refundQuota(
+  sql: Sql,
+  accountId: number,
+  now: Date = new Date(),
+): Promise<void> {
+  await sql`
+    update usage_counters set used = used - 1
+    where account_id = ${accountId} and period = ${periodOf(now)} and used > 0`;
+}

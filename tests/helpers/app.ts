@@ -249,3 +249,8 @@ export async function loadFixture(sql: Sql): Promise<Record<string, number>> {
     select external_id, id from opportunities`;
   return Object.fromEntries(rows.map((r) => [r.external_id, r.id]));
 }
+
+/** Marks content as changed, as every import and seed does in its transaction. */
+export async function bumpDataVersion(sql: Sql): Promise<void> {
+  await sql`update data_version set version = version + 1, changed_at = now()`;
+}

@@ -1,7 +1,7 @@
 /** Blog endpoints, the REST twins, CORS, methods, unknown paths, health and OpenAPI. */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { BASE, loadFixture, makeKey, testApp } from "../helpers/app.ts";
+import { BASE, bumpDataVersion, loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import {
   BlogListSchema,
   BlogPostSchema,
@@ -44,6 +44,7 @@ dbTest("GET /api/v1/blog and /blog/{slug}: published only, canonical url", async
     assert.equal((await app.get("/api/v1/blog/draft-post", key)).status, 404);
     await db
       .sql`update blog_posts set published_at = now() + interval '1 day' where slug = 'invoices'`;
+    await bumpDataVersion(db.sql);
     assert.equal((await app.get("/api/v1/blog/invoices", key)).status, 404);
     const body = await (await app.get("/api/v1/blog", key)).json();
     assert.equal(body.total, 1);

@@ -1,7 +1,7 @@
 /** GET /api/v1/opportunities and /opportunities/{id}: parameters, filters, order, shapes. */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
+import { bumpDataVersion, loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { OpportunityDetailSchema, OpportunityListSchema } from "../../src/schemas.ts";
 
 const LIST_FIELDS = [
@@ -205,6 +205,7 @@ dbTest(
       values (${
         ids["opp-1"]
       }, 'reddit', 'devops', 'ping @raw_handle or raw@example.org', '2026-04-02T00:00:00Z')`;
+      await bumpDataVersion(db.sql);
       const body = await (await app.get(`/api/v1/opportunities/${ids["opp-1"]}`, key)).json();
       assert.equal(body.evidence.length, 2);
       assert.equal(body.evidence[0].posted_at, "2026-04-02T00:00:00.000Z", "newest first");

@@ -7,6 +7,7 @@
 import { readConfig } from "../../src/config.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { openDatabase } from "../../src/db/open.ts";
+import { createContent } from "../../src/content.ts";
 import { createHandler } from "../../src/http/handler.ts";
 import { createMcpHandler, type FixtureTool } from "../../src/mcp/server.ts";
 import { createAccount } from "../../src/queries/accounts.ts";
@@ -41,7 +42,7 @@ const { key } = await createApiKey(db.sql, { email, name: "conformance" });
 const context = { publicBaseUrl: "http://127.0.0.1" };
 const handler = createHandler({
   sql: db.sql,
-  context,
+  content: createContent(db.sql, context),
   log: () => {},
   mcp: createMcpHandler({ sql: db.sql, context, fixtureTools: [JSON_SCHEMA_2020_12_TOOL] }),
 });

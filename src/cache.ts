@@ -1,0 +1,69 @@
+/**
+ * An in-process cache of answers keyed by the data version. Between two imports every answer
+ * except the quota counter is a pure function of its parameters, and every import bumps the
+ * version in the same transaction as its data, so an entry made at version V is right for as
+ * long as V is current, and the whole cache is dropped the moment a newer version is seen.
+ * Entries also expire after `ttlMs`, because one thing changes without an import: a scheduled
+ * article becomes published when its time comes (blog answers and related_article_url).
+ */
+
+/** Hit and miss counts, for telemetry. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  version: number;
+}
+
+export class VersionedCache {
+  #version = -1;
+  // Map keeps insertion order: re-inserting on a hit makes the first key the least recently used.
+  #entries = new Map<string, { value: Promise<unknown>; expires: number }>();
+  #hits = 0;
+  #misses = 0;
+
+  constructor(readonly maxEntries = 5000, readonly ttlMs = 60_000) {}
+
+  /**
+   * The value of `key` at data version `version`, computed once by `compute`. Concurrent calls
+   * for the same key share one computation; a failed computation is not kept. A call made with
+   * a version older than the newest seen (a request that raced an import) computes without
+   * caching, so an old answer can never be stored.
+   */
+  get<T>(version: number, key: string, compute: () => Promise<T>): Promise<T> {
+    if (version !== this.#version) {
+      if (version < this.#version) return compute();
+      this.#version = version;
+      this.#entries.clear();
+    }
+    const now = Date.now();
+    const found = this.#entries.get(key);
+    this.#entries.delete(key);
+    if (found && found.expires > now) {
+      this.#hits++;
+      this.#entries.set(key, found);
+      return found.value as Promise<T>;
+    }
+    this.#misses++;
+    const made = compute();
+    const entry = { value: made, expires: now + this.ttlMs };
+    this.#entries.set(key, entry);
+    made.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    if (this.#entries.size > this.maxEntries) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+    return made;
+  }
+
+  /** Hit and miss counts since start. */
+  stats(): CacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      entries: this.#entries.size,
+      version: this.#version,
+    };
+  }
+}
