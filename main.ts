@@ -12,6 +12,7 @@ import { type Database, openDatabase } from "./src/db/open.ts";
 import { isContentEmpty, seedDemo } from "./src/demo.ts";
 import { createHandler } from "./src/http/handler.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
+import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 import { createAccount, findAccountByEmail } from "./src/queries/accounts.ts";
 import { createApiKey } from "./src/queries/api_keys.ts";
 
@@ -50,7 +51,7 @@ export function buildHandler(
   db: Database,
   config: Config,
   options: { log?: (entry: Record<string, unknown>) => void } = {},
-): (request: Request) => Promise<Response> {
+): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const context = { publicBaseUrl: config.publicBaseUrl };
   const content = createContent(db.sql, context);
   return createHandler({
@@ -58,6 +59,13 @@ export function buildHandler(
     content,
     log: options.log,
     mcp: createMcpHandler({ sql: db.sql, context }),
+    web: createWebHandler({
+      sql: db.sql,
+      context,
+      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }),
+      contactEmail: config.contactEmail,
+      clientIp: config.trustProxy ? forwardedClientIp : undefined,
+    }),
   });
 }
 

@@ -11,6 +11,14 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** Fill an empty database with demo data at start. */
   readonly seedDemo: boolean;
+  /** SMTP server for the account area's mails; undefined writes them to the log. */
+  readonly smtpUrl: string | undefined;
+  /** Sender of the account area's mails. */
+  readonly mailFrom: string | undefined;
+  /** Address shown on the dashboard for plan changes. */
+  readonly contactEmail: string | undefined;
+  /** Behind one reverse proxy: take client addresses from X-Forwarded-For. */
+  readonly trustProxy: boolean;
 }
 
 const flag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
@@ -23,6 +31,11 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default(".data"),
   PUBLIC_BASE_URL: z.url().optional(),
   SEED_DEMO: z.string().trim().toLowerCase().pipe(flag).optional(),
+  SMTP_URL: z.string().trim().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .optional(),
+  MAIL_FROM: z.string().trim().min(1).optional(),
+  CONTACT_EMAIL: z.string().trim().min(1).optional(),
+  TRUST_PROXY: z.string().trim().toLowerCase().pipe(flag).default(false),
 });
 
 /** Reads and validates the configuration; throws a readable error naming every bad variable. */
@@ -39,5 +52,9 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     dataDir: e.DATA_DIR,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     seedDemo: e.SEED_DEMO ?? e.DATABASE_URL === undefined,
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.MAIL_FROM,
+    contactEmail: e.CONTACT_EMAIL,
+    trustProxy: e.TRUST_PROXY,
   });
 }

@@ -47,6 +47,8 @@ export interface AppDeps {
   log?: (entry: Record<string, unknown>) => void;
   /** Serves the MCP endpoint; without it /mcp answers 404. */
   mcp?: McpHandler;
+  /** Serves the public web (articles, account area) outside /api and /mcp (src/web). */
+  web?: (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | undefined>;
 }
 
 interface RouteInput {
@@ -170,14 +172,27 @@ interface Outcome {
 }
 
 /** Builds the service's fetch handler. */
-export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
+export function createHandler(
+  deps: AppDeps,
+): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const log = deps.log ?? ((entry) => console.log(JSON.stringify(entry)));
 
-  async function route(request: Request, url: URL): Promise<Outcome> {
+  async function route(
+    request: Request,
+    url: URL,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Outcome> {
     let path = url.pathname;
     if (path === "/healthz") return { response: await health(deps.sql) };
     if (path === "/mcp" || path === "/mcp/") return await mcp(request, url);
-    if (!path.startsWith("/api/v1/")) throw new NotFoundError(`Cannot find "${path}"`);
+    if (!path.startsWith("/api/v1/")) {
+      if (path === "/" && deps.web) {
+        return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
+      }
+      const page = await deps.web?.(request, info);
+      if (page) return { response: page };
+      throw new NotFoundError(`Cannot find "${path}"`);
+    }
     if (request.method === "OPTIONS") return { response: preflight(REST_METHODS) };
     if (path.length > 8 && path.endsWith("/")) path = path.slice(0, -1);
     if (path === "/api/v1/openapi.json") {
@@ -244,12 +259,15 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     return { response: await deps.mcp(request, caller), caller };
   }
 
-  return async function handler(request: Request): Promise<Response> {
+  return async function handler(
+    request: Request,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Response> {
     const started = performance.now();
     const url = new URL(request.url);
     let outcome: Outcome;
     try {
-      outcome = await route(request, url);
+      outcome = await route(request, url, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       outcome = { response: errorResponse(error) };

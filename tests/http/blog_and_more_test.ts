@@ -133,11 +133,16 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
     }
   });
   await t.step("unknown paths answer 404 JSON", async () => {
-    for (const path of ["/api/v1/nothing", "/api/v2/opportunities", "/"]) {
+    for (const path of ["/api/v1/nothing", "/api/v2/opportunities", "/nothing-here"]) {
       const res = await app.get(path, key);
       assert.equal(res.status, 404, path);
       assert.equal((await res.json()).error, "not_found");
     }
+  });
+  await t.step("the site root leads to the articles", async () => {
+    const res = await app.get("/");
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), "/blog");
   });
   await t.step("a trailing slash is accepted", async () => {
     assert.equal((await app.get("/api/v1/opportunities/", key)).status, 200);
