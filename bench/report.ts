@@ -1,0 +1,399 @@
+/**
+ * bench/RESULTS.md: every figure of a run, each ratio against its baseline and PASS/MISS per
+ * target of issue 6. The findings of a person (bench/FINDINGS.md) are appended as they are, so
+ * that a rerun keeps them.
+ */
+import type { LoadResult } from "./load.ts";
+import type { Latency } from "./measure.ts";
+import type { PreparedDatabase } from "./prepare.ts";
+import type { Target } from "./scenarios.ts";
+
+/** The machine the run was made on. */
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGib: number;
+  loadBefore: string;
+  loadAfter?: string;
+  deno: string;
+}
+
+/** One load run of a scenario. */
+export interface Run {
+  id: string;
+  title: string;
+  target: Target;
+  result: LoadResult & { quotaResets: number };
+}
+
+/** Everything a run measured. */
+export interface Results {
+  date: string;
+  machine: Machine;
+  commit: string;
+  /** Uncommitted changes in src/, sql/ and main.ts when the run began. */
+  dirty: number;
+  options: Record<string, unknown>;
+  database?: PreparedDatabase;
+  words?: { common: string; rare: string; commonShare: number; rareShare: number };
+  rssIdleMib?: number;
+  rssLoadMib?: number;
+  qFirstCommon?: { ms: number; status: number };
+  single?: Record<string, Latency>;
+  runs: Run[];
+  stdio?: number[];
+  /** Spawn of a bare `node -e` to its first output, for comparison with `stdio`. */
+  nodeStartup?: number[];
+  coldStart?: { empty: number; seeded: number[] };
+  embedded?: {
+    opportunities: number;
+    seedSeconds: number;
+    coldStart: number;
+    result: LoadResult & { quotaResets: number };
+    rssMib?: number;
+  };
+  explain?: { label: string; ms: number; plan: string }[];
+  notes: string[];
+  totalSeconds?: number;
+}
+
+interface Summary {
+  id: string;
+  title: string;
+  target: Target;
+  runs: LoadResult[];
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function badCount(r: LoadResult): number {
+  return r.non2xx + r.errors + r.timeouts + r.mismatches;
+}
+
+/** Mean figures of each scenario over its runs, in the order of first appearance. */
+export function summarize(runs: Run[]): Map<string, Summary> {
+  const out = new Map<string, Summary>();
+  for (const run of runs) {
+    const s = out.get(run.id) ??
+      {
+        id: run.id,
+        title: run.title,
+        target: run.target,
+        runs: [],
+        rps: 0,
+        p50: 0,
+        p99: 0,
+        bad: 0,
+      };
+    s.runs.push(run.result);
+    s.rps = mean(s.runs.map((r) => r.rps));
+    s.p50 = mean(s.runs.map((r) => r.p50));
+    s.p99 = mean(s.runs.map((r) => r.p99));
+    s.bad = s.runs.reduce((n, r) => n + badCount(r), 0);
+    out.set(run.id, s);
+  }
+  return out;
+}
+
+const f0 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(0);
+const f1 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(1);
+const f2 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(2);
+
+/** Which baseline each service scenario is compared with. */
+const BASELINE: Record<string, string> = {
+  list: "raw_list",
+  list_filtered: "raw_filtered",
+  detail: "raw_detail",
+  list_q_common: "raw_list",
+  list_q_rare: "raw_list",
+  mcp_query: "list_ref",
+  mcp_get: "detail",
+  quota_hot: "quota_spread",
+};
+
+interface TargetRow {
+  name: string;
+  measured: string;
+  required: string;
+  result: "PASS" | "MISS" | "INVALID" | "NOT MEASURED";
+}
+
+function ratioTarget(
+  name: string,
+  summaries: Map<string, Summary>,
+  id: string,
+  baseline: string,
+  min: number,
+): TargetRow {
+  const s = summaries.get(id);
+  const b = summaries.get(baseline);
+  if (!s || !b) return { name, measured: "-", required: `>= ${min}x`, result: "NOT MEASURED" };
+  const ratio = s.rps / b.rps;
+  return {
+    name,
+    measured: `${f2(ratio)}x (${f0(s.rps)} / ${f0(b.rps)} req/s)`,
+    required: `>= ${min}x`,
+    result: s.bad + b.bad > 0 ? "INVALID" : ratio >= min ? "PASS" : "MISS",
+  };
+}
+
+function maxTarget(
+  name: string,
+  value: number | undefined,
+  max: number,
+  unit: string,
+  invalid = false,
+): TargetRow {
+  if (value === undefined) {
+    return { name, measured: "-", required: `<= ${max} ${unit}`, result: "NOT MEASURED" };
+  }
+  return {
+    name,
+    measured: `${f1(value)} ${unit}`,
+    required: `<= ${max} ${unit}`,
+    result: invalid ? "INVALID" : value <= max ? "PASS" : "MISS",
+  };
+}
+
+function failed(l: Latency | undefined): boolean {
+  return l !== undefined && Object.keys(l.failures).length > 0;
+}
+
+/** The PASS/MISS rows of issue 6's targets. */
+export function targets(r: Results): TargetRow[] {
+  const s = summarize(r.runs);
+  const w = r.words;
+  const common = w && r.single?.[`q=${w.common} (repeated)`];
+  const rare = w && r.single?.[`q=${w.rare}`];
+  const overview = r.single?.["overview"];
+  return [
+    ratioTarget("List, default parameters, vs raw page query", s, "list", "raw_list", 0.8),
+    ratioTarget(
+      "List, filtered, vs raw page query with the filter",
+      s,
+      "list_filtered",
+      "raw_filtered",
+      0.8,
+    ),
+    ratioTarget("Detail vs raw single-row select", s, "detail", "raw_detail", 0.8),
+    ratioTarget("MCP query_opportunities vs REST list", s, "mcp_query", "list_ref", 0.5),
+    maxTarget(`q rare word (${w?.rare}) p95, single client`, rare?.p95, 25, "ms", failed(rare)),
+    maxTarget(
+      `q common word (${w?.common}) p95 repeated, single client`,
+      common?.p95,
+      25,
+      "ms",
+      failed(common),
+    ),
+    maxTarget(
+      `q common word first request`,
+      r.qFirstCommon?.ms,
+      2000,
+      "ms",
+      r.qFirstCommon !== undefined && r.qFirstCommon.status !== 200,
+    ),
+    maxTarget("Overview p50, single client", overview?.p50, 5, "ms", failed(overview)),
+    ratioTarget("Quota hot row vs spread over 50 accounts", s, "quota_hot", "quota_spread", 0.7),
+    maxTarget("Stdio spawn -> initialize (median of 5)", r.stdio && median(r.stdio), 300, "ms"),
+    maxTarget(
+      "Embedded cold start, seeded (median of 3)",
+      r.coldStart && median(r.coldStart.seeded),
+      5000,
+      "ms",
+    ),
+  ];
+}
+
+/** Renders the results as Markdown. */
+export function renderResults(r: Results, findings?: string): string {
+  const s = summarize(r.runs);
+  const lines: string[] = [];
+  const push = (...l: string[]) => lines.push(...l);
+  const staticRps = s.get("static")?.rps;
+  const loadBusy = Number(r.machine.loadBefore.split(" ")[0]) > 0.5;
+
+  push(
+    "# Benchmark results",
+    "",
+    `Written by \`deno task bench\` on ${r.date.slice(0, 16).replace("T", " ")} UTC at commit ` +
+      `${r.commit || "?"}` +
+      (r.dirty ? ` with ${r.dirty} uncommitted changed files in src/, sql/ or main.ts` : "") +
+      `, in ${f0(r.totalSeconds)} s end to end. Rerun: \`deno task bench\` (\`--help\` for the ` +
+      "flags). Each rerun rewrites this file; bench/FINDINGS.md, written by a person, is " +
+      "appended at the end.",
+    "",
+    "## Machine",
+    "",
+    `- ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${f1(r.machine.memoryGib)} GiB memory, ` +
+      `Deno ${r.machine.deno}, PostgreSQL on 127.0.0.1.`,
+    `- Load average before the run: ${r.machine.loadBefore}; after: ${
+      r.machine.loadAfter ?? "-"
+    }.` +
+      (loadBusy
+        ? " **Other processes were running on the machine** (the cores are shared): absolute " +
+          "figures are low and noisy; the ratios, measured side by side, are what to read."
+        : ""),
+    "- The load generator (autocannon 8, in its own Deno process) runs on the same cores as " +
+      "the service and PostgreSQL, so the static baseline is also bounded by it.",
+    "",
+    "## Setup",
+    "",
+  );
+  if (r.database) {
+    push(
+      `- PostgreSQL database with ${r.database.opportunities.toLocaleString("en-US")} demo ` +
+        "opportunities (`seed-demo`), " +
+        (r.database.seedSeconds === undefined
+          ? "reused from an earlier run."
+          : `seeded in this run in ${f0(r.database.seedSeconds)} s (seed, then vacuum analyze).`),
+    );
+  }
+  push(
+    `- Each load run: ${r.options.connections} connections, ${r.options.warmup} s warm-up, then ` +
+      `${r.options.duration} s measured. Scenarios with a target alternate with their baseline ` +
+      "(A/B/A/B); figures are the mean over runs. autocannon's latency resolution is 1 ms.",
+    "- Service: `deno run -A main.ts` (DATABASE_URL, SEED_DEMO=off, request log to /dev/null). " +
+      "raw: bench/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of 10 " +
+      "like the service). static: bench/baseline_static.ts (constant JSON).",
+    "- Quota: the bench accounts' counters are deleted before each run and zeroed every 20 ms " +
+      "during it once past 200, so that no run meets 429 while the service still checks and " +
+      "charges every call.",
+  );
+  if (r.words) {
+    push(
+      `- q words: common "${r.words.common}" in ${f1(r.words.commonShare * 100)}% of rows; ` +
+        `rare "${r.words.rare}" in ${(r.words.rareShare * 100).toFixed(3)}%.`,
+    );
+  }
+
+  push(
+    "",
+    "## Targets (issue 6)",
+    "",
+    "| Target | Measured | Required | Result |",
+    "|---|---|---|---|",
+  );
+  for (const t of targets(r)) {
+    push(`| ${t.name} | ${t.measured} | ${t.required} | **${t.result}** |`);
+  }
+  push(
+    "",
+    "INVALID: a run of the scenario (or its baseline) had non-2xx answers, socket errors, " +
+      "time-outs or MCP error results, so its figure does not count.",
+  );
+
+  push(
+    "",
+    "## Load",
+    "",
+    "| Scenario | Process | req/s (mean) | each run | p50 ms | p99 ms | bad answers | vs baseline | vs static |",
+    "|---|---|---|---|---|---|---|---|---|",
+  );
+  for (const sum of s.values()) {
+    const base = BASELINE[sum.id] ? s.get(BASELINE[sum.id]) : undefined;
+    const bad = sum.runs.map((x) =>
+      badCount(x) ? `${badCount(x)} ${JSON.stringify(x.statusCodes)}` : "0"
+    ).join(", ");
+    push(
+      `| ${sum.title} | ${sum.target} | ${f0(sum.rps)} | ${
+        sum.runs.map((x) => f0(x.rps)).join(", ")
+      } | ` +
+        `${f1(sum.p50)} | ${f1(sum.p99)} | ${bad} | ` +
+        `${base ? `${f2(sum.rps / base.rps)}x ${base.id}` : "-"} | ` +
+        `${staticRps ? f2(sum.rps / staticRps) + "x" : "-"} |`,
+    );
+  }
+  if (r.embedded) {
+    const e = r.embedded;
+    const list = s.get("list");
+    push(
+      `| list, default parameters, embedded (${e.opportunities.toLocaleString("en-US")} rows) | ` +
+        `embedded | ${f0(e.result.rps)} | ${f0(e.result.rps)} | ${f1(e.result.p50)} | ` +
+        `${f1(e.result.p99)} | ${badCount(e.result)} | ` +
+        `${list ? f2(e.result.rps / list.rps) + "x list on PostgreSQL" : "-"} | ` +
+        `${staticRps ? f2(e.result.rps / staticRps) + "x" : "-"} |`,
+    );
+  }
+
+  push(
+    "",
+    "## Single client",
+    "",
+    "| Request | n | p50 ms | p95 ms | max ms | not 200 |",
+    "|---|---|---|---|---|---|",
+  );
+  if (r.qFirstCommon) {
+    push(
+      `| q=${r.words?.common}, first request after start | 1 | ${
+        f1(r.qFirstCommon.ms)
+      } | - | - | ` +
+        `${r.qFirstCommon.status === 200 ? "-" : r.qFirstCommon.status} |`,
+    );
+  }
+  for (const [label, l] of Object.entries(r.single ?? {})) {
+    push(
+      `| ${label} | ${l.samples} | ${f1(l.p50)} | ${f1(l.p95)} | ${f1(l.max)} | ` +
+        `${Object.keys(l.failures).length ? JSON.stringify(l.failures) : "-"} |`,
+    );
+  }
+
+  push("", "## Start-up and memory", "");
+  if (r.coldStart) {
+    push(
+      `- Embedded default (demo seed), spawn to first 200 on /healthz: empty DATA_DIR ` +
+        `${f0(r.coldStart.empty)} ms; seeded DATA_DIR ${r.coldStart.seeded.map(f0).join(", ")} ms.`,
+    );
+  }
+  if (r.embedded) {
+    push(
+      `- Embedded with ${r.embedded.opportunities.toLocaleString("en-US")} opportunities: ` +
+        `seed-demo ${f0(r.embedded.seedSeconds)} s; cold start ${f0(r.embedded.coldStart)} ms; ` +
+        `RSS under load ${f0(r.embedded.rssMib)} MiB.`,
+    );
+  }
+  if (r.stdio) {
+    push(
+      `- Stdio package, spawn -> initialize answer: ${r.stdio.map(f0).join(", ")} ms ` +
+        `(a bare \`node -e\` to its first output: ${(r.nodeStartup ?? []).map(f0).join(", ")} ms).`,
+    );
+  }
+  push(
+    `- Service RSS (PostgreSQL): ${f0(r.rssIdleMib)} MiB after start, ` +
+      `${f0(r.rssLoadMib)} MiB at most during the default list load.`,
+  );
+
+  if (r.explain?.length) {
+    push(
+      "",
+      "## EXPLAIN (ANALYZE, BUFFERS) of the list statements",
+      "",
+      "The page and the exact count of the list, as the service writes them (ids only for the page).",
+      "",
+      "| Statement | ms | Plan (first nodes) |",
+      "|---|---|---|",
+    );
+    for (const e of r.explain) push(`| ${e.label} | ${f1(e.ms)} | ${e.plan} |`);
+  }
+  if (r.notes.length) push("", "## Notes", "", ...r.notes.map((n) => `- ${n}`));
+  if (findings?.trim()) push("", findings.trim());
+  return lines.join("\n") + "\n";
+}
+
+/** Writes the Markdown, appending bench/FINDINGS.md when it exists. */
+export async function writeResults(path: string, results: Results): Promise<void> {
+  const findingsPath = new URL("./FINDINGS.md", import.meta.url);
+  const findings = await Deno.readTextFile(findingsPath).catch(() => undefined);
+  await Deno.writeTextFile(path, renderResults(results, findings));
+}
