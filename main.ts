@@ -58,7 +58,7 @@ export function buildHandler(
     sql: db.sql,
     content,
     log: options.log,
-    mcp: createMcpHandler({ sql: db.sql, context }),
+    mcp: createMcpHandler({ sql: db.sql, context, content }),
     web: createWebHandler({
       sql: db.sql,
       context,

@@ -5,4 +5,6 @@
  */
 import { handler } from "./main.ts";
 
-export default { fetch: handler } satisfies Deno.ServeDefaultExport;
+const app: Deno.ServeDefaultExport = { fetch: (request) => handler(request) };
+
+export default app;

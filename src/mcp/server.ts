@@ -17,14 +17,12 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, OPERATIONS, perform } from "../access.ts";
+import { type Content, createContent } from "../content.ts";
 import type { Sql } from "../db/open.ts";
 import { QuotaExceededError, toApiError } from "../errors.ts";
 import { parseInput } from "../http/params.ts";
 import { corsHeaders, quotaHeaders } from "../http/responses.ts";
-import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
 import type { QueryContext } from "../queries/common.ts";
-import { getOpportunity, listOpportunities } from "../queries/opportunities.ts";
-import { getOverview, getTheme, listTrendingThemes } from "../queries/themes.ts";
 import type { UsageState } from "../queries/usage.ts";
 import {
   BlogQuerySchema,
@@ -45,6 +43,8 @@ export interface McpDeps {
    * scenario of the official suite looks for a fixture tool that only the reference server has.
    */
   fixtureTools?: FixtureTool[];
+  /** The cached content operations shared with REST; made from sql and context when absent. */
+  content?: Content;
 }
 
 /** A tool listed verbatim and answered by `call`, outside plans and quota. */
@@ -69,35 +69,35 @@ export const INSTRUCTIONS =
   "of charge; other calls use the monthly quota, and query_opportunities, " +
   "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
 
-/** Parses a tool's arguments (throws invalid_parameter) and returns the query to run. */
-type Prepare = (deps: McpDeps, args: unknown) => () => Promise<unknown>;
+/** Parses a tool's arguments (throws invalid_parameter) and returns the work at a data version. */
+type Prepare = (content: Content, args: unknown) => (version: number) => Promise<unknown>;
 
-// The same query functions and schemas as the REST routes in src/http/handler.ts.
+// The same cached content operations and schemas as the REST routes in src/http/handler.ts.
 const PREPARE: Record<ToolOperation, Prepare> = {
-  getOverview: ({ sql }) => () => getOverview(sql),
-  getOpportunity: ({ sql, context }, args) => {
+  getOverview: (content) => (v) => content.getOverview(v),
+  getOpportunity: (content, args) => {
     const { id } = parseInput(OpportunityIdSchema, args);
-    return () => getOpportunity(sql, id, context);
+    return (v) => content.getOpportunity(v, id);
   },
-  listBlogPosts: ({ sql, context }, args) => {
+  listBlogPosts: (content, args) => {
     const query = parseInput(BlogQuerySchema, args);
-    return () => listBlogPosts(sql, query, context);
+    return (v) => content.listBlogPosts(v, query);
   },
-  getBlogPost: ({ sql, context }, args) => {
+  getBlogPost: (content, args) => {
     const { slug } = parseInput(BlogSlugSchema, args);
-    return () => getBlogPost(sql, slug, context);
+    return (v) => content.getBlogPost(v, slug);
   },
-  listOpportunities: ({ sql }, args) => {
+  listOpportunities: (content, args) => {
     const query = parseInput(OpportunityQuerySchema, args);
-    return () => listOpportunities(sql, query);
+    return (v) => content.listOpportunities(v, query);
   },
-  listTrendingThemes: ({ sql }, args) => {
+  listTrendingThemes: (content, args) => {
     const query = parseInput(TrendingQuerySchema, args);
-    return () => listTrendingThemes(sql, query);
+    return (v) => content.listTrendingThemes(v, query);
   },
-  getTheme: ({ sql }, args) => {
+  getTheme: (content, args) => {
     const { id } = parseInput(ThemeIdSchema, args);
-    return () => getTheme(sql, id);
+    return (v) => content.getTheme(v, id);
   },
 };
 
@@ -125,13 +125,14 @@ function logFailure(error: unknown, tool: string, caller: Caller): void {
  * through `perform`. Every failure becomes an `isError` result with the REST error body.
  */
 async function callTool(
-  deps: McpDeps,
+  deps: McpDeps & { content: Content },
   caller: Caller,
   tool: ToolDefinition,
   args: unknown,
 ): Promise<{ result: CallToolResult; usage?: UsageState }> {
   try {
-    const work = PREPARE[tool.operation](deps, args);
+    const prepared = PREPARE[tool.operation](deps.content, args);
+    const work = () => prepared(caller.dataVersion);
     // Tier and cost come from the shared table; messages name the tool the model called.
     const operation = { ...OPERATIONS[tool.operation], name: tool.name };
     const performed = await perform(deps.sql, caller, operation, work);
@@ -154,6 +155,7 @@ export function createMcpHandler(
   deps: McpDeps,
 ): (request: Request, caller: Caller) => Promise<Response> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
+  const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
     tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
   };
@@ -173,7 +175,7 @@ export function createMcpHandler(
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-      const called = await callTool(deps, caller, tool, params.arguments);
+      const called = await callTool(withContent, caller, tool, params.arguments);
       if (called.usage) usage = called.usage;
       return called.result;
     });
