@@ -28,7 +28,7 @@ interface FirstStart {
 
 /** Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. */
 export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { serving: true });
   try {
     await migrate(db.sql);
     if (!config.seedDemo || !(await isContentEmpty(db.sql))) return { db };

@@ -19,6 +19,17 @@ export interface Config {
   readonly contactEmail: string | undefined;
   /** Behind one reverse proxy: take client addresses from X-Forwarded-For. */
   readonly trustProxy: boolean;
+  /** PostgreSQL pool of the service. */
+  readonly db: {
+    /** Connections at most, per instance. */
+    readonly poolMax: number;
+    /** Seconds to wait for a connection. */
+    readonly connectTimeoutS: number;
+    /** A statement running longer is cancelled and answered 503; 0 turns the limit off. */
+    readonly statementTimeoutMs: number;
+    /** Named prepared statements; off for transaction-mode poolers (PgBouncer, Neon, Supabase). */
+    readonly prepare: boolean;
+  };
 }
 
 const flag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
@@ -36,7 +47,17 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().trim().min(1).optional(),
   CONTACT_EMAIL: z.string().trim().min(1).optional(),
   TRUST_PROXY: z.string().trim().toLowerCase().pipe(flag).default(false),
+  DB_POOL_MAX: count("a whole number from 1 to 1000", 1, 1000).default(10),
+  DB_CONNECT_TIMEOUT_S: count("a whole number of seconds from 1 to 300", 1, 300).default(10),
+  DB_STATEMENT_TIMEOUT_MS: count("a whole number of milliseconds, 0 for none", 0, 3_600_000)
+    .default(2000),
+  DB_PREPARE: z.string().trim().toLowerCase().pipe(flag).default(true),
 });
+
+function count(message: string, min: number, max: number) {
+  return z.string().trim().regex(/^\d+$/, `must be ${message}`).transform(Number)
+    .pipe(z.number().int().min(min, `must be ${message}`).max(max, `must be ${message}`));
+}
 
 /** Reads and validates the configuration; throws a readable error naming every bad variable. */
 export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
@@ -56,5 +77,11 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     mailFrom: e.MAIL_FROM,
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
+    db: Object.freeze({
+      poolMax: e.DB_POOL_MAX,
+      connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      prepare: e.DB_PREPARE,
+    }),
   });
 }

@@ -106,9 +106,16 @@ export class QuotaExceededError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly code = "service_unavailable";
-  constructor() {
-    super("The service cannot reach its database right now; try again shortly");
+  constructor(
+    message = "The service cannot reach its database right now; try again shortly",
+  ) {
+    super(message);
   }
+}
+
+/** True for a statement cancelled by the statement time-out (SQLSTATE 57014). */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as Error & { code?: string }).code === "57014";
 }
 
 export class InternalError extends ApiError {
@@ -152,5 +159,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnavailable(error)) return new ServiceUnavailableError();
+  if (isStatementTimeout(error)) {
+    return new ServiceUnavailableError(
+      "The query took too long and was stopped; narrow it (fewer or rarer words) or try again",
+    );
+  }
   return new InternalError();
 }

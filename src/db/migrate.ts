@@ -52,6 +52,8 @@ export async function readMigrations(dir: URL = SQL_DIR): Promise<Migration[]> {
 export async function migrate(sql: Sql, migrations?: Migration[]): Promise<number[]> {
   const all = migrations ?? await readMigrations();
   return await sql.begin(async (tx) => {
+    // A migration may rewrite large tables: no statement time-out of the pool applies here.
+    await tx`set local statement_timeout = 0`;
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
       create table if not exists schema_migrations (

@@ -14,8 +14,15 @@ export interface Database {
 }
 
 export interface OpenOptions {
-  /** Pool size of postgres.js. */
+  /** Pool size of postgres.js; the configured DB_POOL_MAX by default. */
   max?: number;
+  /**
+   * The settings of the service's own pool: the statement time-out, and asynchronous commit.
+   * The service writes only the quota counter and last_used_at; with asynchronous commit a
+   * crash may lose the last few increments (a few calls go uncounted) but can never add one.
+   * The CLI, imports and migrations do not use them.
+   */
+  serving?: boolean;
   /**
    * For the embedded database: use the socket of a server already running on the same
    * DATA_DIR when there is one (the operator CLI), instead of refusing to start (the server).
@@ -27,9 +34,20 @@ const silent = () => {};
 
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded database in `DATA_DIR`. */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
-  const max = options.max ?? 10;
+  const max = options.max ?? config.db.poolMax;
   if (config.databaseUrl) {
-    const sql = postgres(config.databaseUrl, { max, onnotice: silent, connect_timeout: 10 });
+    const connection: Record<string, string> = {};
+    if (options.serving) {
+      connection.synchronous_commit = "off";
+      connection.statement_timeout = String(config.db.statementTimeoutMs);
+    }
+    const sql = postgres(config.databaseUrl, {
+      max,
+      onnotice: silent,
+      connect_timeout: config.db.connectTimeoutS,
+      prepare: config.db.prepare,
+      connection,
+    });
     return { sql, kind: "postgres", shared: false, close: () => sql.end({ timeout: 5 }) };
   }
   const running = await findRunningEmbedded(config.dataDir);

@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/config.ts";
+import { createContent } from "../../src/content.ts";
+import { createHandler } from "../../src/http/handler.ts";
 import { withTestDb } from "../helpers/db.ts";
 import { BASE, loadFixture, makeKey, usedOf } from "../helpers/app.ts";
 
@@ -116,6 +118,50 @@ Deno.test({
       } finally {
         console.error = originalError;
         proxy.cut();
+        await sql.end({ timeout: 1 });
+      }
+    }),
+});
+
+Deno.test({
+  name: "a statement time-out answers 503 service_unavailable, charges nothing, keeps the pool",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () =>
+    withTestDb("postgres", async (db) => {
+      await loadFixture(db.sql);
+      const { key, accountId } = await makeKey(db.sql, "pro");
+      const sql = postgres(db.url, {
+        max: 2,
+        onnotice: () => {},
+        connection: { statement_timeout: 100 },
+      });
+      const real = createContent(sql, { publicBaseUrl: BASE });
+      let slow = true;
+      const content = {
+        ...real,
+        // A list whose statement outlives the time-out, as a huge count would.
+        listOpportunities: async (v: number, q: Parameters<typeof real.listOpportunities>[1]) => {
+          if (slow) await sql`select pg_sleep(1)`;
+          return real.listOpportunities(v, q);
+        },
+      };
+      const handler = createHandler({ sql, content, log: () => {} });
+      const get = () =>
+        handler(new Request(`${BASE}/api/v1/opportunities`, { headers: { "X-API-Key": key } }));
+      try {
+        const res = await get();
+        assert.equal(res.status, 503);
+        const body = await res.json();
+        assert.equal(body.error, "service_unavailable");
+        assert.match(body.message, /took too long/);
+        assert.equal(await usedOf(db.sql, accountId), 0, "the charge was given back");
+        slow = false;
+        const again = await get();
+        assert.equal(again.status, 200, "the pool is healthy after the time-out");
+        await again.body?.cancel();
+        assert.equal(await usedOf(db.sql, accountId), 1);
+      } finally {
         await sql.end({ timeout: 1 });
       }
     }),
