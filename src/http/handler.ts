@@ -19,6 +19,7 @@ import {
   InvalidParameterError,
   MethodNotAllowedError,
   NotFoundError,
+  QuotaExceededError,
   toApiError,
 } from "../errors.ts";
 import { isRowId } from "../queries/common.ts";
@@ -169,6 +170,10 @@ function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
 interface Outcome {
   response: Response;
   caller?: Caller;
+  /** The route pattern, for logs and metrics (never the raw path with its ids). */
+  route?: string;
+  /** What the call did to the quota: charged one unit, was refused (429), or cost nothing. */
+  quota?: "charged" | "rejected" | "free";
 }
 
 /** Builds the service's fetch handler. */
@@ -183,27 +188,27 @@ export function createHandler(
     info?: Deno.ServeHandlerInfo,
   ): Promise<Outcome> {
     let path = url.pathname;
-    if (path === "/healthz") return { response: await health(deps.sql) };
-    if (path === "/mcp" || path === "/mcp/") return await mcp(request, url);
+    if (path === "/healthz") return { response: await health(deps.sql), route: "/healthz" };
+    if (path === "/mcp" || path === "/mcp/") return { route: "/mcp", ...await mcp(request, url) };
     if (!path.startsWith("/api/v1/")) {
       if (path === "/" && deps.web) {
         return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
       }
       const page = await deps.web?.(request, info);
-      if (page) return { response: page };
+      if (page) return { response: page, route: "web" };
       throw new NotFoundError(`Cannot find "${path}"`);
     }
     if (request.method === "OPTIONS") return { response: preflight(REST_METHODS) };
     if (path.length > 8 && path.endsWith("/")) path = path.slice(0, -1);
     if (path === "/api/v1/openapi.json") {
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
-      return { response: json(200, openApiDocument()) };
+      return { response: json(200, openApiDocument()), route: "/api/v1/openapi.json" };
     }
     for (const r of ROUTES) {
       const match = r.pattern.exec({ pathname: path });
       if (!match) continue;
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
-      return await rest(request, url, r, match);
+      return { ...await rest(request, url, r, match), route: r.pattern.pathname };
     }
     throw new NotFoundError(`Cannot find "${path}"`);
   }
@@ -233,10 +238,14 @@ export function createHandler(
       r.operation,
       prepared.existence,
     );
-    if (refusal) return { response: errorResponse(refusal, caller.usage), caller };
+    if (refusal) {
+      const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
+      return { response: errorResponse(refusal, caller.usage), caller, quota };
+    }
     try {
       const result = await prepared.work(caller.dataVersion);
-      return { response: json(200, result, quotaHeaders(caller.usage)), caller };
+      const quota = charged ? "charged" : "free";
+      return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {
       if (charged) await refund(deps.sql, caller);
       if (toApiError(error).status === 500) logFailure(error, request, url);
@@ -256,7 +265,11 @@ export function createHandler(
     } catch (error) {
       return { response: mcpErrorResponse(error) };
     }
-    return { response: await deps.mcp(request, caller), caller };
+    const response = await deps.mcp(request, caller);
+    // The tools report their charge in the quota headers, after the call.
+    const usedAfter = Number(response.headers.get("x-quota-used") ?? caller.usage.used);
+    const quota = usedAfter > caller.usage.used ? "charged" : undefined;
+    return { response, caller, route: "/mcp", quota };
   }
 
   return async function handler(
@@ -281,6 +294,9 @@ export function createHandler(
       ms: Math.round((performance.now() - started) * 10) / 10,
       key_prefix: caller?.keyPrefix ?? null,
       account_id: caller?.accountId ?? null,
+      route: outcome.route ?? null,
+      plan: caller?.plan ?? null,
+      quota: outcome.quota ?? null,
     });
     return response;
   };

@@ -209,6 +209,10 @@ dbTest("REST logs: one line per request, api_key redacted, never a raw key", asy
   assert.ok(!text.includes(k.key.slice(12)), "not even the secret part");
   assert.equal(app.logs[0].path, `/api/v1/opportunities/${ids["opp-1"]}?api_key=[redacted]`);
   assert.equal(app.logs[1].path, "/api/v1/opportunities?api_key=[redacted]&page=1");
+  assert.equal(app.logs[0].route, "/api/v1/opportunities/:id");
+  assert.equal(app.logs[0].plan, "pro");
+  assert.equal(app.logs[0].quota, "charged");
+  assert.equal(app.logs[4].route, null, "an unknown path has no route");
   for (const entry of app.logs.slice(0, 4)) {
     assert.equal(entry.status, 200);
     assert.equal(entry.key_prefix, k.key.slice(0, 12));
