@@ -59,7 +59,7 @@ Flags:
   --warmup S                  Warm-up seconds before each load run (default 3)
   --duration S                Measured seconds of each load run (default 8)
   --connections N             Connections of each load run (default 50)
-  --embedded-opportunities N  Opportunities of the embedded list scenario (default 20000; 0 skips)
+  --embedded-opportunities N  Opportunities of the embedded list scenario (default 50000; 0 skips)
   --sequential N              Requests of each single-client measurement (default 50)
   --out FILE                  Where to write the results (default bench/RESULTS.md)
   --prepare-only              Prepare the database and stop
@@ -75,7 +75,7 @@ function parseOptions(args: string[]): Options {
     warmup: 3,
     duration: 8,
     connections: 50,
-    embeddedOpportunities: 20_000,
+    embeddedOpportunities: 50_000,
     out: `${ROOT}/bench/RESULTS.md`,
     prepareOnly: false,
     sequential: 50,
