@@ -1,0 +1,121 @@
+/**
+ * main.ts as a user runs it: the first start on an empty embedded database seeds the demo data
+ * and prints a working key once; later starts print the address only; SIGTERM stops cleanly.
+ */
+import assert from "node:assert/strict";
+import { withTestDb } from "./helpers/db.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+interface Running {
+  port: number;
+  process: Deno.ChildProcess;
+  stderr: () => string;
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** Starts main.ts and waits for /healthz to answer 200 (at most 60 s). */
+async function start(env: Record<string, string>): Promise<Running> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { ...env, PORT: String(port), NO_COLOR: "1" },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const reading = (async () => {
+    for await (const chunk of process.stderr) text += decoder.decode(chunk);
+  })();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.body?.cancel();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      process.kill("SIGKILL");
+      throw new Error(`main.ts did not answer /healthz within 60 s:\n${text}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    port,
+    process,
+    stderr: () => text,
+    stop: async (signal = "SIGTERM") => {
+      process.kill(signal);
+      const status = await process.status;
+      await reading;
+      return status;
+    },
+  };
+}
+
+Deno.test({
+  name: "main.ts: the first start seeds, prints a working demo key once; later starts do not",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "oi-main-" });
+    try {
+      const first = await start({ DATA_DIR: dataDir });
+      const key = /Demo API key[^:]*: (oi_live_\w+)/.exec(first.stderr())?.[1];
+      assert.ok(key, `a demo key is printed:\n${first.stderr()}`);
+      assert.match(first.stderr(), /curl -H "X-API-Key: oi_live_\w+"/);
+      const res = await fetch(`http://127.0.0.1:${first.port}/api/v1/opportunities?page_size=1`, {
+        headers: { "X-API-Key": key },
+      });
+      assert.equal(res.status, 200, "the printed key works (Pro plan)");
+      const body = await res.json();
+      assert.ok(body.total >= 1500, `the demo data is there (${body.total} online ideas)`);
+      assert.equal((await first.stop()).code, 0);
+      assert.match(first.stderr(), /Shutting down/);
+
+      const second = await start({ DATA_DIR: dataDir });
+      assert.equal((await second.stop()).code, 0);
+      assert.match(second.stderr(), /listening on http:\/\/localhost:\d+/);
+      assert.doesNotMatch(second.stderr(), /oi_live_/, "no key is printed again");
+    } finally {
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name: "main.ts: SIGTERM finishes requests in flight, closes the pool and exits 0",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withTestDb("postgres", async (db) => {
+      const running = await start({ DATABASE_URL: db.url, SEED_DEMO: "off" });
+      const base = `http://127.0.0.1:${running.port}`;
+      // Requests on their way when the signal comes still get their answers.
+      const inFlight = Array.from({ length: 20 }, () => fetch(`${base}/healthz`));
+      await new Promise((r) => setTimeout(r, 20));
+      const status = await running.stop("SIGTERM");
+      const answered = await Promise.allSettled(inFlight);
+      const statuses = answered.map((a) => a.status === "fulfilled" ? a.value.status : "refused");
+      for (const a of answered) if (a.status === "fulfilled") await a.value.body?.cancel();
+      assert.equal(status.code, 0);
+      assert.ok(statuses.every((s) => s === 200 || s === "refused"), String(statuses));
+      assert.ok(statuses.includes(200));
+      await assert.rejects(fetch(`${base}/healthz`), "the port is closed after the stop");
+      const [{ n }] = await db.sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name <> 'psql' and pid <> pg_backend_pid()
+          and query not like '%pg_stat_activity%'`;
+      assert.ok(n <= 1, `the service's connections are closed (${n} left)`);
+    }),
+});
