@@ -73,21 +73,8 @@ export async function authenticate(
   rawKey: string | undefined,
   now: Date = new Date(),
 ): Promise<Caller> {
-  if (!rawKey) throw new MissingApiKeyError();
-  if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
-  const hash = await hashApiKey(rawKey);
-  const [row]: [
-    {
-      key_id: number;
-      prefix: string;
-      revoked_by: "owner" | "admin" | null;
-      last_used_at: Date | null;
-      account_id: number;
-      plan: Plan;
-      used: number;
-      data_version: number;
-    }?,
-  ] = await sql`
+  const hash = await keyDigest(rawKey);
+  const [row]: [(KeyRow & { used: number })?] = await sql`
     select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
       coalesce(u.used, 0) as used, (select version::float8 from data_version) as data_version
     from api_keys k
@@ -95,6 +82,29 @@ export async function authenticate(
     left join usage_counters u on u.account_id = a.id and u.period = ${periodOf(now)}
     where k.key_hash = ${hash}`;
   if (!row) throw new InvalidApiKeyError();
+  return callerOf(sql, row, row.used, now);
+}
+
+/** The stored digest of a raw key; 401 for a missing or malformed key, without a lookup. */
+async function keyDigest(rawKey: string | undefined): Promise<string> {
+  if (!rawKey) throw new MissingApiKeyError();
+  if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
+  return await hashApiKey(rawKey);
+}
+
+/** The columns every key lookup reads. */
+interface KeyRow {
+  key_id: number;
+  prefix: string;
+  revoked_by: "owner" | "admin" | null;
+  last_used_at: Date | null;
+  account_id: number;
+  plan: Plan;
+  data_version: number;
+}
+
+/** The caller of a found key; 403 when it is revoked. */
+function callerOf(sql: Sql, row: KeyRow, used: number, now: Date): Caller {
   if (row.revoked_by) throw new KeyRevokedError(row.revoked_by);
   touchKey(sql, row.key_id, row.last_used_at, now);
   return {
@@ -102,7 +112,7 @@ export async function authenticate(
     keyPrefix: row.prefix,
     accountId: row.account_id,
     plan: row.plan,
-    usage: usageState(row.plan, row.used, now),
+    usage: usageState(row.plan, used, now),
     dataVersion: row.data_version,
   };
 }
@@ -166,17 +176,10 @@ export interface Admission {
   charged?: boolean;
 }
 
-type AdmitRow = {
-  key_id: number;
-  prefix: string;
-  revoked_by: "owner" | "admin" | null;
-  last_used_at: Date | null;
-  account_id: number;
-  plan: Plan;
+type AdmitRow = KeyRow & {
   found: boolean;
   charged_used: number | null;
   used_before: number;
-  data_version: number;
 };
 
 /**
@@ -194,9 +197,7 @@ export async function admit(
   existence?: Existence,
   now: Date = new Date(),
 ): Promise<Admission> {
-  if (!rawKey) throw new MissingApiKeyError();
-  if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
-  const hash = await hashApiKey(rawKey);
+  const hash = await keyDigest(rawKey);
   const period = periodOf(now);
   const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
   const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
@@ -223,16 +224,7 @@ export async function admit(
       (select version::float8 from data_version) as data_version
     from k`;
   if (!row) throw new InvalidApiKeyError();
-  if (row.revoked_by) throw new KeyRevokedError(row.revoked_by);
-  touchKey(sql, row.key_id, row.last_used_at, now);
-  const caller: Caller = {
-    keyId: row.key_id,
-    keyPrefix: row.prefix,
-    accountId: row.account_id,
-    plan: row.plan,
-    usage: usageState(row.plan, row.used_before, now),
-    dataVersion: row.data_version,
-  };
+  const caller = callerOf(sql, row, row.used_before, now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
   }

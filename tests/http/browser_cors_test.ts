@@ -4,18 +4,10 @@
  * Chromium (installed by .ci/run); without it the test is ignored with a warning.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { withTestDb } from "../helpers/db.ts";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
 if (!hasChromium) console.warn(`Skipping the CORS browser test: ${CHROMIUM} is missing`);
 
 Deno.test({
@@ -37,23 +29,9 @@ Deno.test({
             headers: { "Content-Type": "text/html" },
           }),
       );
-      const userDataDir = await Deno.makeTempDir({ prefix: "oi-cors-" });
-      const browser = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      const browser = await launchChromium();
       try {
-        const tab = await browser.newPage();
+        const tab = await browser.context.newPage();
         await tab.goto(`http://127.0.0.1:${page.addr.port}/`);
         const apiBase = `http://localhost:${api.addr.port}`;
         const seen = await tab.evaluate(async ([base, apiKey]) => {
@@ -76,7 +54,6 @@ Deno.test({
         await browser.close();
         await api.shutdown();
         await page.shutdown();
-        await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
       }
     }),
 });

@@ -5,7 +5,6 @@
  * (.ci/run installs it).
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { SMTPServer } from "smtp-server";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/config.ts";
@@ -13,17 +12,9 @@ import { createMailer } from "../../src/web/mailer.ts";
 import { createWebHandler } from "../../src/web/handler.ts";
 import { loadFixture } from "../helpers/app.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
-const hasChromium = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
-
 if (!hasChromium) {
   console.warn(
     `Skipping the browser test: ${CHROMIUM} is missing (install it with ` +
@@ -110,22 +101,8 @@ Deno.test({
       });
       handler = async (request, info) => (await web(request, info)) ?? (await api(request));
 
-      const userDataDir = await Deno.makeTempDir({ prefix: "oi-chromium-" });
-      const context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-        viewport: { width: 1000, height: 900 },
-      });
+      const browser = await launchChromium({ viewport: { width: 1000, height: 900 } });
+      const context = browser.context;
       const shot = (name: string) =>
         page.screenshot({ path: new URL(name, ARTIFACTS).pathname, fullPage: true });
       const page = context.pages()[0] ?? await context.newPage();
@@ -204,10 +181,9 @@ Deno.test({
         await shot("web-failure.png").catch(() => {});
         throw error;
       } finally {
-        await context.close();
+        await browser.close();
         await server.shutdown();
         await smtp.close();
-        await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
       }
     }),
 });
