@@ -5,22 +5,27 @@
  * (never a hang beyond the connect time-out, never a crash), both instances recover by
  * themselves, and the quota counter equals the number of 200s (no unit charged for a failure).
  *
- *   deno run -A scripts/drills/postgres_restart.ts [--gap 3] [--connect-timeout 5]
+ *   deno run -A scripts/drills/postgres_restart.ts [--gap 3] [--connect-timeout 5] [--mode proxy]
  *
- * It stops the machine's shared PostgreSQL (pg_ctlcluster, as root): other work on it fails
- * for the few seconds of the gap.
+ * By default it stops the machine's shared PostgreSQL (pg_ctlcluster, as root): other work on it
+ * fails for the few seconds of the gap. `--mode proxy` puts a TCP proxy between the instances
+ * and PostgreSQL and cuts that instead, which leaves everyone else alone.
  */
 import { parseArgs } from "node:util";
 import { loadFixture, makeKey, setUsed, usedOf } from "../../tests/helpers/app.ts";
-import { type Instance, startInstance, stopAll } from "../../tests/scale/instances.ts";
+import { freePort, type Instance, startInstance, stopAll } from "../../tests/scale/instances.ts";
 import { type Call, call, scratchDatabase, tally, verdict } from "./common.ts";
 
 const { values } = parseArgs({
   options: {
     gap: { type: "string", default: "3" },
     "connect-timeout": { type: "string", default: "5" },
+    // "cluster" stops the real PostgreSQL; "proxy" cuts a TCP proxy in front of it instead,
+    // which disturbs nobody else (live connections are dropped rather than told to shut down).
+    mode: { type: "string", default: "cluster" },
   },
 });
+const MODE = values.mode === "proxy" ? "proxy" : "cluster";
 const GAP_MS = Number(values.gap) * 1000;
 const CONNECT_TIMEOUT_S = Number(values["connect-timeout"]);
 // A request that takes longer than this counts as a hang.
@@ -28,7 +33,54 @@ const HANG_MS = CONNECT_TIMEOUT_S * 1000 + 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A TCP proxy to the database that can be cut (every connection dropped) and restored. */
+class Proxy {
+  #listener?: Deno.Listener;
+  #conns = new Set<Deno.Conn>();
+  constructor(readonly port: number, readonly target: { hostname: string; port: number }) {}
+
+  up(): void {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: this.port });
+    this.#listener = listener;
+    (async () => {
+      for await (const client of listener) this.#pipe(client);
+    })().catch(() => {});
+  }
+
+  async #pipe(client: Deno.Conn): Promise<void> {
+    this.#conns.add(client);
+    try {
+      const server = await Deno.connect(this.target);
+      this.#conns.add(server);
+      await Promise.all([
+        client.readable.pipeTo(server.writable).catch(() => {}),
+        server.readable.pipeTo(client.writable).catch(() => {}),
+      ]);
+    } catch {
+      this.#close(client);
+    }
+  }
+
+  #close(conn: Deno.Conn): void {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  down(): void {
+    this.#listener?.close();
+    this.#listener = undefined;
+    for (const conn of this.#conns) this.#close(conn);
+    this.#conns.clear();
+  }
+}
+
+let proxy: Proxy | undefined;
+
 async function cluster(action: "stop" | "start"): Promise<void> {
+  if (proxy) return action === "stop" ? proxy.down() : proxy.up();
   const version = [...Deno.readDirSync("/etc/postgresql")].map((e) => e.name).sort().at(-1)!;
   const args = ["--skip-systemctl-redirect", version, "main", action];
   if (action === "stop") args.push("--", "-m", "fast");
@@ -46,9 +98,18 @@ async function main(): Promise<number> {
     const { key, accountId } = await makeKey(scratch.sql, "business");
     await setUsed(scratch.sql, accountId, 0);
     const env = { DB_CONNECT_TIMEOUT_S: String(CONNECT_TIMEOUT_S) };
+    let url = scratch.url;
+    if (MODE === "proxy") {
+      const direct = new URL(scratch.url);
+      proxy = new Proxy(freePort(), { hostname: direct.hostname, port: Number(direct.port) });
+      proxy.up();
+      direct.port = String(proxy.port);
+      url = direct.toString();
+    }
+    console.log(`Mode: ${MODE}`);
     instances = await Promise.all([
-      startInstance("a", scratch.url, env),
-      startInstance("b", scratch.url, env),
+      startInstance("a", url, env),
+      startInstance("b", url, env),
     ]);
     const path = `/api/v1/opportunities/${ids["opp-1"]}`;
     const origin = performance.now();
