@@ -22,7 +22,7 @@ export class VersionedCache {
   #hits = 0;
   #misses = 0;
 
-  constructor(readonly maxEntries = 5000, readonly ttlMs = 60_000) {}
+  constructor(readonly maxEntries = 2000, readonly ttlMs = 60_000) {}
 
   /**
    * The value of `key` at data version `version`, computed once by `compute`. Concurrent calls
