@@ -170,3 +170,46 @@ export async function runToEnd(
     running.delete(proc);
   }
 }
+
+// Clock ticks per second of /proc/PID/stat (USER_HZ), 100 on Linux.
+const TICKS = 100;
+
+async function statSeconds(pid: number | string): Promise<number | undefined> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // The command name may hold spaces: the fields start after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  return (await statSeconds(pid)) ?? 0;
+}
+
+/**
+ * CPU seconds used so far by each PostgreSQL backend connected to `database`, by pid: the
+ * backends name their database in their process title.
+ */
+export async function backendCpu(database: string): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  const needle = ` ${database} `;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (!cmdline.startsWith("postgres:") || !cmdline.includes(needle)) continue;
+    const seconds = await statSeconds(entry.name);
+    if (seconds !== undefined) out.set(Number(entry.name), seconds);
+  }
+  return out;
+}
+
+/** CPU seconds the backends of `after` used since `before` (new backends count from zero). */
+export function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}

@@ -18,12 +18,25 @@ export interface Machine {
   deno: string;
 }
 
+/** A load run's figures with the CPU its process and PostgreSQL used meanwhile. */
+export interface RunResult extends LoadResult {
+  quotaResets: number;
+  cpu: {
+    /** Percent of one core, warm-up included. */
+    processPct: number;
+    processMsPerRequest: number;
+    /** The backends of the bench database; absent for the embedded database. */
+    postgresPct?: number;
+    postgresMsPerRequest?: number;
+  };
+}
+
 /** One load run of a scenario. */
 export interface Run {
   id: string;
   title: string;
   target: Target;
-  result: LoadResult & { quotaResets: number };
+  result: RunResult;
 }
 
 /** Everything a run measured. */
@@ -35,6 +48,8 @@ export interface Results {
   dirty: number;
   options: Record<string, unknown>;
   database?: PreparedDatabase;
+  /** The PostgreSQL server's autovacuum setting. */
+  autovacuum?: string;
   words?: { common: string; rare: string; commonShare: number; rareShare: number };
   rssIdleMib?: number;
   rssLoadMib?: number;
@@ -49,7 +64,7 @@ export interface Results {
     opportunities: number;
     seedSeconds: number;
     coldStart: number;
-    result: LoadResult & { quotaResets: number };
+    result: RunResult;
     rssMib?: number;
   };
   explain?: { label: string; ms: number; plan: string }[];
@@ -61,7 +76,7 @@ interface Summary {
   id: string;
   title: string;
   target: Target;
-  runs: LoadResult[];
+  runs: RunResult[];
   rps: number;
   p50: number;
   p99: number;
@@ -110,6 +125,18 @@ export function summarize(runs: Run[]): Map<string, Summary> {
 const f0 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(0);
 const f1 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(1);
 const f2 = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "-" : n.toFixed(2);
+
+/** Mean CPU of the runs: percent of one core, and milliseconds per request. */
+function cpuCells(runs: RunResult[]): string {
+  const cell = (pct: (number | undefined)[], ms: (number | undefined)[]) =>
+    pct.some((p) => p === undefined)
+      ? "-"
+      : `${f0(mean(pct as number[]))}% (${f2(mean(ms as number[]))} ms/req)`;
+  return `${
+    cell(runs.map((r) => r.cpu.processPct), runs.map((r) => r.cpu.processMsPerRequest))
+  } | ` +
+    cell(runs.map((r) => r.cpu.postgresPct), runs.map((r) => r.cpu.postgresMsPerRequest));
+}
 
 /** Which baseline each service scenario is compared with. */
 const BASELINE: Record<string, string> = {
@@ -263,13 +290,20 @@ export function renderResults(r: Results, findings?: string): string {
   push(
     `- Each load run: ${r.options.connections} connections, ${r.options.warmup} s warm-up, then ` +
       `${r.options.duration} s measured. Scenarios with a target alternate with their baseline ` +
-      "(A/B/A/B); figures are the mean over runs. autocannon's latency resolution is 1 ms.",
+      "(A/B/A/B); figures are the mean over runs. autocannon's latency resolution is 1 ms. " +
+      "CPU: percent of one core used by the loaded process and by the bench database's " +
+      "PostgreSQL backends during the run (warm-up included), and per request.",
     "- Service: `deno run -A main.ts` (DATABASE_URL, SEED_DEMO=off, request log to /dev/null). " +
       "raw: bench/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of 10 " +
       "like the service). static: bench/baseline_static.ts (constant JSON).",
     "- Quota: the bench accounts' counters are deleted before each run and zeroed every 20 ms " +
       "during it once past 200, so that no run meets 429 while the service still checks and " +
-      "charges every call.",
+      "charges every call. Before each run the tables the service writes (usage_counters, " +
+      "api_keys) are vacuumed" +
+      (r.autovacuum === "off"
+        ? " (autovacuum is **off** on this server: without that, dead counter versions pile " +
+          "up from run to run)."
+        : ", as autovacuum would between runs."),
   );
   if (r.words) {
     push(
@@ -298,8 +332,8 @@ export function renderResults(r: Results, findings?: string): string {
     "",
     "## Load",
     "",
-    "| Scenario | Process | req/s (mean) | each run | p50 ms | p99 ms | bad answers | vs baseline | vs static |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| Scenario | Process | req/s (mean) | each run | p50 ms | p99 ms | bad answers | vs baseline | vs static | process CPU | PostgreSQL CPU |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   );
   for (const sum of s.values()) {
     const base = BASELINE[sum.id] ? s.get(BASELINE[sum.id]) : undefined;
@@ -312,7 +346,7 @@ export function renderResults(r: Results, findings?: string): string {
       } | ` +
         `${f1(sum.p50)} | ${f1(sum.p99)} | ${bad} | ` +
         `${base ? `${f2(sum.rps / base.rps)}x ${base.id}` : "-"} | ` +
-        `${staticRps ? f2(sum.rps / staticRps) + "x" : "-"} |`,
+        `${staticRps ? f2(sum.rps / staticRps) + "x" : "-"} | ${cpuCells(sum.runs)} |`,
     );
   }
   if (r.embedded) {
@@ -323,7 +357,7 @@ export function renderResults(r: Results, findings?: string): string {
         `embedded | ${f0(e.result.rps)} | ${f0(e.result.rps)} | ${f1(e.result.p50)} | ` +
         `${f1(e.result.p99)} | ${badCount(e.result)} | ` +
         `${list ? f2(e.result.rps / list.rps) + "x list on PostgreSQL" : "-"} | ` +
-        `${staticRps ? f2(e.result.rps / staticRps) + "x" : "-"} |`,
+        `${staticRps ? f2(e.result.rps / staticRps) + "x" : "-"} | ${cpuCells([e.result])} |`,
     );
   }
 
@@ -391,9 +425,27 @@ export function renderResults(r: Results, findings?: string): string {
   return lines.join("\n") + "\n";
 }
 
-/** Writes the Markdown, appending bench/FINDINGS.md when it exists. */
+/** The JSON file kept beside a Markdown report, from which it can be rendered again. */
+export function jsonPathOf(markdownPath: string): string {
+  return markdownPath.replace(/\.md$/, "") + ".json";
+}
+
+/**
+ * Writes the Markdown, appending bench/FINDINGS.md when it exists, and the figures as JSON
+ * beside it (RESULTS.md -> RESULTS.json).
+ */
 export async function writeResults(path: string, results: Results): Promise<void> {
   const findingsPath = new URL("./FINDINGS.md", import.meta.url);
   const findings = await Deno.readTextFile(findingsPath).catch(() => undefined);
+  await Deno.writeTextFile(jsonPathOf(path), JSON.stringify(results, null, 2) + "\n");
   await Deno.writeTextFile(path, renderResults(results, findings));
+}
+
+// `deno run -A bench/report.ts [bench/RESULTS.md]` renders the Markdown again from its JSON,
+// e.g. after editing bench/FINDINGS.md, without measuring anything.
+if (import.meta.main) {
+  const path = Deno.args[0] ?? new URL("./RESULTS.md", import.meta.url).pathname;
+  const results = JSON.parse(await Deno.readTextFile(jsonPathOf(path))) as Results;
+  await writeResults(path, results);
+  console.error(`Rendered ${path} again from ${jsonPathOf(path)}`);
 }

@@ -8,7 +8,7 @@
  * Quick dry run: deno task bench --opportunities 20000 --duration 2 --warmup 1 --out /tmp/r.md
  */
 import postgres from "postgres";
-import type { LoadResult, LoadSpec } from "./load.ts";
+import type { LoadSpec } from "./load.ts";
 import {
   embeddedColdStart,
   embeddedEnv,
@@ -19,8 +19,11 @@ import {
   stdioInitialize,
   timeRequest,
 } from "./measure.ts";
-import { createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import { autovacuumSetting, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
 import {
+  backendCpu,
+  backendDelta,
+  cpuSeconds,
   freePort,
   logDirectory,
   type Proc,
@@ -32,7 +35,7 @@ import {
   stopAll,
   waitReady,
 } from "./procs.ts";
-import { type Machine, type Results, writeResults } from "./report.ts";
+import { type Machine, type Results, type RunResult, writeResults } from "./report.ts";
 import { PLAN, type Scenario, scenarios, type Target } from "./scenarios.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -157,7 +160,8 @@ async function runScenario(
   options: Options,
   keeper: ReturnType<typeof quotaKeeper> | undefined,
   rss?: number[],
-): Promise<LoadResult & { quotaResets: number }> {
+  database?: string,
+): Promise<RunResult> {
   const target = bases[scenario.target];
   if (!target) throw new Error(`No process for target "${scenario.target}"`);
   const spec: LoadSpec = {
@@ -179,8 +183,27 @@ async function runScenario(
     }
   })();
   try {
+    const wall0 = performance.now();
+    const cpu0 = await cpuSeconds(target.proc.pid);
+    const pg0 = database ? await backendCpu(database) : undefined;
     const result = await loadRun(spec, ROOT);
-    return { ...result, quotaResets: (await keeper?.stopLoop()) ?? 0 };
+    const wall = (performance.now() - wall0) / 1000;
+    const cpu = (await cpuSeconds(target.proc.pid)) - cpu0;
+    const pg = pg0 ? backendDelta(pg0, await backendCpu(database!)) : undefined;
+    // The CPU counters cover the warm-up too: per request, divide by the requests of both,
+    // estimated at the measured rate.
+    const requests = result.rps * (options.warmup + options.duration);
+    return {
+      ...result,
+      quotaResets: (await keeper?.stopLoop()) ?? 0,
+      cpu: {
+        processPct: (cpu / wall) * 100,
+        processMsPerRequest: requests ? (cpu * 1000) / requests : NaN,
+        ...(pg === undefined
+          ? {}
+          : { postgresPct: (pg / wall) * 100, postgresMsPerRequest: (pg * 1000) / requests }),
+      },
+    };
   } finally {
     sampling = false;
     await sampler;
@@ -188,9 +211,11 @@ async function runScenario(
   }
 }
 
-function describe(r: LoadResult): string {
+function describe(r: RunResult): string {
   const bad = r.non2xx + r.errors + r.timeouts + r.mismatches;
-  return `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms` +
+  const pg = r.cpu.postgresPct === undefined ? "" : `, PostgreSQL ${r.cpu.postgresPct.toFixed(0)}%`;
+  return `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ` +
+    `CPU: process ${r.cpu.processPct.toFixed(0)}%${pg}` +
     (bad
       ? `, INVALID: non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, ` +
         `mismatches ${r.mismatches} ${JSON.stringify(r.statusCodes)}`
@@ -275,6 +300,7 @@ async function main(): Promise<void> {
     cwd: ROOT,
   });
   results.database = db;
+  results.autovacuum = await autovacuumSetting(db.url);
   progress(`database ready: ${db.opportunities} opportunities, ids ${db.idRange.join("-")}`);
   if (options.prepareOnly) return;
 
@@ -366,6 +392,7 @@ async function main(): Promise<void> {
         options,
         keeper,
         id === "list" ? rss : undefined,
+        options.database,
       );
       results.runs.push({ id, title: scenario.title, target: scenario.target, result });
       progress(`  ${describe(result)}`);
