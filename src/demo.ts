@@ -618,6 +618,8 @@ export function* generateDemoRecords(
 }
 
 const PROGRESS_EVERY = 10_000;
+/** From this many opportunities, indexes are built once at the end instead of row by row. */
+const DEFER_INDEXES_FROM = 50_000;
 
 /**
  * Writes the demo data through the import's batched writer in one transaction, and bumps the
@@ -634,6 +636,7 @@ export async function seedDemo(
   const total = options.opportunities ?? DEFAULT_OPPORTUNITIES;
   return await sql.begin(async (tx) => {
     const writer = await ContentWriter.open(tx as unknown as Sql);
+    if (total >= DEFER_INDEXES_FROM) await writer.deferIndexes({ uniqueExternalIds: true });
     let lines = 0;
     let done = 0;
     for (const record of generateDemoRecords({ opportunities: total, seed: options.seed })) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ImportError, importFile, importLines, slugify } from "../src/import.ts";
+import { ContentWriter, ImportError, importFile, importLines, slugify } from "../src/import.ts";
 import type { Sql } from "../src/db/open.ts";
 import { dbTest } from "./helpers/db.ts";
 
@@ -324,4 +324,29 @@ Deno.test("slugify makes short ASCII slugs", () => {
   assert.equal(slugify("日本語"), "opportunity");
   const long = slugify("word ".repeat(40));
   assert.ok(long.length <= 80 && !long.endsWith("-"), long);
+});
+
+dbTest("ContentWriter.deferIndexes builds the indexes again at the end", async ({ sql }) => {
+  const indexes = (db: Sql = sql) =>
+    db<{ indexdef: string }[]>`
+      select indexdef from pg_indexes
+      where schemaname = current_schema() and tablename = 'opportunities' order by indexname`
+      .then((rows) => rows.map((r) => r.indexdef));
+  const before = await indexes();
+  assert.ok(before.some((d) => d.includes("gin_trgm_ops")));
+  const records = (await goodLines()).filter((l) => l.trim()).map((l) => JSON.parse(l));
+  await sql.begin(async (tx) => {
+    const writer = await ContentWriter.open(tx as unknown as Sql);
+    await writer.deferIndexes({ uniqueExternalIds: true });
+    // On tx: the embedded database serves no other connection during a transaction.
+    const during = await indexes(tx as unknown as Sql);
+    assert.ok(during.length < before.length, "dropped while loading");
+    for (const record of records) writer.add(record);
+    assert.equal(await writer.finish(), true);
+  });
+  assert.deepEqual(await indexes(), before);
+  const [{ n }] = await sql`select count(*)::int as n from evidence_quotes`;
+  assert.equal(n, 3);
+  const again = await importLines(sql, await goodLines());
+  assert.equal(again.changed, false, "the bulk path stored what the import path would");
 });
