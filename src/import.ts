@@ -166,8 +166,7 @@ function parseLine(text: string): ImportRecord {
     const issue = result.error.issues[0];
     const path = issue.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`)
       .join("").replace(/^\./, "");
-    const message = issue.message === "is missing" ? "is missing" : issue.message;
-    throw path ? `Field "${path}" ${lowerFirst(message)}` : message;
+    throw path ? `Field "${path}" ${lowerFirst(issue.message)}` : issue.message;
   }
   return result.data as ImportRecord;
 }
