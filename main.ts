@@ -12,6 +12,8 @@ import { type Database, openDatabase } from "./src/db/open.ts";
 import { isContentEmpty, seedDemo } from "./src/demo.ts";
 import { createHandler } from "./src/http/handler.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
+import { createMetrics, metricsHandler } from "./src/metrics.ts";
+import { annotateSpan, noteCacheLookup } from "./src/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 import { createAccount, findAccountByEmail } from "./src/queries/accounts.ts";
 import { createApiKey } from "./src/queries/api_keys.ts";
@@ -53,11 +55,18 @@ export function buildHandler(
   options: { log?: (entry: Record<string, unknown>) => void } = {},
 ): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const context = { publicBaseUrl: config.publicBaseUrl };
-  const content = createContent(db.sql, context);
-  return createHandler({
+  const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
+  const metrics = createMetrics({ content, sql: db.sql, poolMax: config.db.poolMax });
+  const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
+  const serveMetrics = metricsHandler(metrics, config.metricsToken);
+  const handler = createHandler({
     sql: db.sql,
     content,
-    log: options.log,
+    log: (entry) => {
+      metrics.record(entry);
+      annotateSpan(entry);
+      write(entry);
+    },
     mcp: createMcpHandler({ sql: db.sql, context, content }),
     web: createWebHandler({
       sql: db.sql,
@@ -67,6 +76,8 @@ export function buildHandler(
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
     }),
   });
+  return (request, info) =>
+    new URL(request.url).pathname === "/metrics" ? serveMetrics(request) : handler(request, info);
 }
 
 // For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.

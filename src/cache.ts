@@ -22,7 +22,12 @@ export class VersionedCache {
   #hits = 0;
   #misses = 0;
 
-  constructor(readonly maxEntries = 2000, readonly ttlMs = 60_000) {}
+  constructor(
+    readonly maxEntries = 2000,
+    readonly ttlMs = 60_000,
+    /** Told of every lookup, hit or not (telemetry). */
+    readonly onLookup: (hit: boolean) => void = () => {},
+  ) {}
 
   /**
    * The value of `key` at data version `version`, computed once by `compute`. Concurrent calls
@@ -32,7 +37,10 @@ export class VersionedCache {
    */
   get<T>(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     if (version !== this.#version) {
-      if (version < this.#version) return compute();
+      if (version < this.#version) {
+        this.onLookup(false);
+        return compute();
+      }
       this.#version = version;
       this.#entries.clear();
     }
@@ -41,10 +49,12 @@ export class VersionedCache {
     this.#entries.delete(key);
     if (found && found.expires > now) {
       this.#hits++;
+      this.onLookup(true);
       this.#entries.set(key, found);
       return found.value as Promise<T>;
     }
     this.#misses++;
+    this.onLookup(false);
     const made = compute();
     const entry = { value: made, expires: now + this.ttlMs };
     this.#entries.set(key, entry);

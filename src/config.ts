@@ -19,6 +19,8 @@ export interface Config {
   readonly contactEmail: string | undefined;
   /** Behind one reverse proxy: take client addresses from X-Forwarded-For. */
   readonly trustProxy: boolean;
+  /** Bearer token for GET /metrics; undefined turns the endpoint off. */
+  readonly metricsToken: string | undefined;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -27,8 +29,11 @@ export interface Config {
     readonly connectTimeoutS: number;
     /** A statement running longer is cancelled and answered 503; 0 turns the limit off. */
     readonly statementTimeoutMs: number;
-    /** Named prepared statements; off for transaction-mode poolers (PgBouncer, Neon, Supabase). */
-    readonly prepare: boolean;
+    /**
+     * Behind a transaction-mode pooler (PgBouncer, Neon, Supabase): no named prepared
+     * statements and no startup parameters (set statement_timeout on the role instead).
+     */
+    readonly transactionPooler: boolean;
   };
 }
 
@@ -51,7 +56,8 @@ const EnvSchema = z.object({
   DB_CONNECT_TIMEOUT_S: count("a whole number of seconds from 1 to 300", 1, 300).default(10),
   DB_STATEMENT_TIMEOUT_MS: count("a whole number of milliseconds, 0 for none", 0, 3_600_000)
     .default(2000),
-  DB_PREPARE: z.string().trim().toLowerCase().pipe(flag).default(true),
+  DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
+  METRICS_TOKEN: z.string().trim().min(1).optional(),
 });
 
 function count(message: string, min: number, max: number) {
@@ -77,11 +83,12 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     mailFrom: e.MAIL_FROM,
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
-      prepare: e.DB_PREPARE,
+      transactionPooler: e.DB_TRANSACTION_POOLER,
     }),
   });
 }

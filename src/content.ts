@@ -50,10 +50,10 @@ function keyOf(prefix: string, params: object): string {
 export function createContent(
   sql: Sql,
   context: QueryContext,
-  options: { maxEntries?: number } = {},
+  options: { maxEntries?: number; onLookup?: (hit: boolean) => void } = {},
 ): Content {
   // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
-  const cache = new VersionedCache(options.maxEntries ?? 2000);
+  const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
     cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
   return {

@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import type { Config } from "../config.ts";
-import { type EmbeddedServer, findRunningEmbedded, startEmbedded } from "./embedded.ts";
+import type { EmbeddedServer } from "./embedded.ts";
 
 export type Sql = postgres.Sql;
 
@@ -36,8 +36,10 @@ const silent = () => {};
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   const max = options.max ?? config.db.poolMax;
   if (config.databaseUrl) {
+    const pooled = config.db.transactionPooler;
     const connection: Record<string, string> = {};
-    if (options.serving) {
+    // A transaction-mode pooler refuses startup parameters: set these on the role instead.
+    if (options.serving && !pooled) {
       connection.synchronous_commit = "off";
       connection.statement_timeout = String(config.db.statementTimeoutMs);
     }
@@ -45,11 +47,17 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
       max,
       onnotice: silent,
       connect_timeout: config.db.connectTimeoutS,
-      prepare: config.db.prepare,
+      // A transaction-mode pooler cannot keep named prepared statements across transactions.
+      prepare: !pooled,
       connection,
+      // postgres.js backs off up to 20 s between reconnects and queries wait for it: cap it,
+      // so that while the database is away requests answer 503 fast and recover at once.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     });
     return { sql, kind: "postgres", shared: false, close: () => sql.end({ timeout: 5 }) };
   }
+  // Loaded only here, so a service on DATABASE_URL (Deno Deploy) never loads PGlite.
+  const { findRunningEmbedded, startEmbedded } = await import("./embedded.ts");
   const running = await findRunningEmbedded(config.dataDir);
   if (running) {
     if (!options.joinRunning) {
