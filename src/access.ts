@@ -85,11 +85,21 @@ export async function authenticate(
   return callerOf(sql, row, row.used, now);
 }
 
+// Digests of recently seen keys: hashing is a tenth of a tool call's CPU. Bounded; the keys
+// are only in this process's memory, as they are anyway while their requests run.
+const DIGESTS_MAX = 10_000;
+const digests = new Map<string, string>();
+
 /** The stored digest of a raw key; 401 for a missing or malformed key, without a lookup. */
 async function keyDigest(rawKey: string | undefined): Promise<string> {
   if (!rawKey) throw new MissingApiKeyError();
+  const known = digests.get(rawKey);
+  if (known) return known;
   if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
-  return await hashApiKey(rawKey);
+  const digest = await hashApiKey(rawKey);
+  if (digests.size >= DIGESTS_MAX) digests.delete(digests.keys().next().value!);
+  digests.set(rawKey, digest);
+  return digest;
 }
 
 /** The columns every key lookup reads. */
@@ -178,8 +188,9 @@ export interface Admission {
 
 type AdmitRow = KeyRow & {
   found: boolean;
-  charged_used: number | null;
-  used_before: number;
+  charged: boolean;
+  /** After the charge when charged, else the count as it stands. */
+  used: number;
 };
 
 /**
@@ -218,26 +229,24 @@ export async function admit(
         where u.used < (select ${limit} from k)
       returning used
     )
-    select k.*, (select used from charged) as charged_used,
-      coalesce((select used from usage_counters
-        where account_id = k.account_id and period = ${period}), 0) as used_before,
+    select k.*, (select used from charged) is not null as charged,
+      -- coalesce stops at the first value: the counter is read only when nothing was charged.
+      coalesce((select used from charged), (select used from usage_counters
+        where account_id = k.account_id and period = ${period}), 0) as used,
       (select version::float8 from data_version) as data_version
     from k`;
   if (!row) throw new InvalidApiKeyError();
-  const caller = callerOf(sql, row, row.used_before, now);
+  const caller = callerOf(sql, row, row.used, now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
   }
   if (!row.found) return { caller, refusal: existence!.notFound() };
   if (operation.cost === 0) return { caller };
-  if (row.charged_used === null) {
+  if (!row.charged) {
     const { used, limit: max, reset_at } = caller.usage;
     return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
   }
-  return {
-    caller: { ...caller, usage: usageState(row.plan, row.charged_used, now) },
-    charged: true,
-  };
+  return { caller, charged: true };
 }
 
 /**

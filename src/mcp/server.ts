@@ -5,6 +5,7 @@
  * with its JSON Schemas) is built once in createMcpHandler.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type CallToolRequest,
@@ -160,6 +161,9 @@ export function createMcpHandler(
     tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
   };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  // The SDK builds an Ajv instance per Server unless given one; it is used only for
+  // elicitation, which these tools never do, so one shared instance serves every request.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
     // Usage after the last charged call of this request, for the X-Quota-* headers.
@@ -167,6 +171,7 @@ export function createMcpHandler(
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => listing);
     server.setRequestHandler(CallToolRequestSchema, async ({ params }: CallToolRequest) => {
