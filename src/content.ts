@@ -57,15 +57,25 @@ export function createContent(
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
     cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
   return {
-    async listOpportunities(version, query) {
-      // The total is cached per filter, so paging through a result counts it once.
-      const { page: _page, page_size: _size, ...filter } = query;
-      const [items, total] = await Promise.all([
-        cached(version, keyOf("opportunities:page", query), () => listOpportunityPage(sql, query)),
-        cached(version, keyOf("opportunities:count", filter), () => countOpportunities(sql, query)),
-      ]);
-      return { items, total, page: query.page, page_size: query.page_size };
-    },
+    listOpportunities: (version, query) =>
+      // The whole answer is cached (one object, serialized once); its total is cached per
+      // filter too, so paging through a result counts it once.
+      cached(version, keyOf("opportunities:list", query), async () => {
+        const { page: _page, page_size: _size, ...filter } = query;
+        const [items, total] = await Promise.all([
+          cached(
+            version,
+            keyOf("opportunities:page", query),
+            () => listOpportunityPage(sql, query),
+          ),
+          cached(
+            version,
+            keyOf("opportunities:count", filter),
+            () => countOpportunities(sql, query),
+          ),
+        ]);
+        return { items, total, page: query.page, page_size: query.page_size };
+      }),
     getOpportunity: (version, id) =>
       cached(version, `opportunity:${id}`, () => getOpportunity(sql, id, context)),
     listBlogPosts: (version, query) =>

@@ -37,13 +37,27 @@ export function quotaHeaders(usage: UsageState | undefined): Record<string, stri
   };
 }
 
+// Cached answers are shared, never-mutated objects: serialize each one once.
+const serialized = new WeakMap<object, string>();
+
+/** `JSON.stringify(body)`, computed once per object. Bodies must not be mutated after. */
+export function serializeJson(body: unknown): string {
+  if (body === null || typeof body !== "object") return JSON.stringify(body);
+  let text = serialized.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    serialized.set(body, text);
+  }
+  return text;
+}
+
 /** A JSON response with the service's headers. */
 export function json(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(serializeJson(body), {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...corsHeaders(), ...headers },
   });

@@ -22,7 +22,7 @@ import { type Content, createContent } from "../content.ts";
 import type { Sql } from "../db/open.ts";
 import { QuotaExceededError, toApiError } from "../errors.ts";
 import { parseInput } from "../http/params.ts";
-import { corsHeaders, quotaHeaders } from "../http/responses.ts";
+import { corsHeaders, quotaHeaders, serializeJson } from "../http/responses.ts";
 import type { QueryContext } from "../queries/common.ts";
 import type { UsageState } from "../queries/usage.ts";
 import {
@@ -104,7 +104,7 @@ const PREPARE: Record<ToolOperation, Prepare> = {
 
 function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(body) }],
+    content: [{ type: "text", text: serializeJson(body) }],
     structuredContent: body,
     ...(isError ? { isError: true } : {}),
   };
