@@ -11,6 +11,8 @@ import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
 import { isContentEmpty, seedDemo } from "./src/demo.ts";
 import { createHandler } from "./src/http/handler.ts";
+import { errorResponse } from "./src/http/responses.ts";
+import { ServiceUnavailableError } from "./src/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/telemetry.ts";
@@ -81,16 +83,29 @@ export function buildHandler(
 }
 
 // For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.
-let lazy: Promise<(request: Request) => Promise<Response>> | undefined;
+let lazy:
+  | Promise<(request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>>
+  | undefined;
 
-/** The service's fetch handler, configured from the environment on first use. */
-export function handler(request: Request): Promise<Response> {
+/**
+ * The service's fetch handler, configured from the environment on first use. A failed start
+ * (the database unreachable) answers 503 JSON and is tried again on the next request.
+ */
+export async function handler(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
   lazy ??= (async () => {
     const config = readConfig();
     const { db } = await prepare(config);
     return buildHandler(db, config);
   })();
-  return lazy.then((h) => h(request));
+  let serveRequest;
+  try {
+    serveRequest = await lazy;
+  } catch (error) {
+    lazy = undefined;
+    console.error(`Start failed: ${error instanceof Error ? error.message : error}`);
+    return errorResponse(new ServiceUnavailableError());
+  }
+  return serveRequest(request, info);
 }
 
 async function serve(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { handler } from "./main.ts";
 
-const app: Deno.ServeDefaultExport = { fetch: (request) => handler(request) };
+// The client's address (info) reaches the account area's per-IP mail limits.
+const app: Deno.ServeDefaultExport = { fetch: (request, info) => handler(request, info) };
 
 export default app;

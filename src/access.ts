@@ -43,6 +43,8 @@ export interface Operation {
   plan: "free" | "pro";
   /** Quota units a successful call takes. */
   cost: 0 | 1;
+  /** True when the call can answer 404, which comes before 429 in the check order. */
+  mayNotExist?: boolean;
 }
 
 const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
@@ -50,13 +52,13 @@ const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
 /** The operations of both surfaces with their tier and cost (DECISIONS.md section 1). */
 export const OPERATIONS = {
   listOpportunities: { name: "listOpportunities", plan: "pro", cost: 1 },
-  getOpportunity: { name: "getOpportunity", plan: "free", cost: 1 },
+  getOpportunity: { name: "getOpportunity", plan: "free", cost: 1, mayNotExist: true },
   listBlogPosts: { name: "listBlogPosts", plan: "free", cost: 0 },
-  getBlogPost: { name: "getBlogPost", plan: "free", cost: 0 },
+  getBlogPost: { name: "getBlogPost", plan: "free", cost: 0, mayNotExist: true },
   getOverview: { name: "getOverview", plan: "free", cost: 1 },
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
-  getTheme: { name: "getTheme", plan: "pro", cost: 1 },
+  getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
 } as const satisfies Record<string, Operation>;
 
 // last_used_at is refreshed at most once a minute per key; this remembers, per process, when
@@ -163,6 +165,13 @@ export async function perform<T>(
   work: () => Promise<T>,
 ): Promise<Performed<T>> {
   requirePlan(caller, operation);
+  // A caller whose quota was used up when its key was checked gets its 429 before any work, so
+  // that refused calls cannot make the database search; where a 404 comes first (an id that
+  // names nothing), the work is a lookup by primary key and runs first.
+  if (operation.cost > 0 && !operation.mayNotExist && caller.usage.remaining <= 0) {
+    const { used, limit, reset_at } = caller.usage;
+    throw new QuotaExceededError(used, limit, reset_at);
+  }
   const result = await work();
   if (operation.cost === 0) return { result, usage: caller.usage };
   const { charged, state } = await chargeQuota(sql, { id: caller.accountId, plan: caller.plan });
@@ -254,6 +263,7 @@ export async function admit(
  * database going away), so that only successful calls are charged. Best effort: if the
  * database is gone the refund is lost, which can only cost the customer one call.
  */
-export async function refund(sql: Sql, caller: Caller, now: Date = new Date()): Promise<void> {
-  await refundQuota(sql, caller.accountId, now).catch(() => {});
+export async function refund(sql: Sql, caller: Caller, chargedAt: Date): Promise<void> {
+  // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
+  await refundQuota(sql, caller.accountId, chargedAt).catch(() => {});
 }

@@ -78,7 +78,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
-    seedDemo: e.SEED_DEMO ?? e.DATABASE_URL === undefined,
+    seedDemo: env.SEED_DEMO?.trim() ? e.SEED_DEMO! : e.DATABASE_URL === undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM,
     contactEmail: e.CONTACT_EMAIL,

@@ -11,9 +11,9 @@
  *   (`https://example.com/u/42`, `https://medium.com/@writer/post`). Only e-mails inside a URL
  *   are removed. A Reddit profile URL (`[sub.]reddit.com/u/name` or `/user/name`, with or without
  *   scheme, with any path after it) names a person, so the whole URL becomes `[user]`.
- * - Markdown is left as it is. Inside code (fenced blocks and inline backticks) `@word` and `u/x`
- *   are kept, because there they are decorators, CSS at-rules or paths (`@Override`, `@media`);
- *   e-mails and telephone numbers are still removed there.
+ * - Markdown is left as it is. Inside code (closed fenced blocks and inline backticks) `@word` is
+ *   kept, because there it is a decorator or a CSS at-rule (`@Override`, `@media`); user names,
+ *   e-mails and telephone numbers are removed there too. An unclosed fence is not code.
  * - A handle is `@` at a token start followed by a letter or `_`, then letters, digits, `_`, `-`
  *   and inner dots (`@dev_42`, `@jane.doe`, `@octo-cat`, Mastodon `@me@example.social`). `@5pm`
  *   and `@2x` are kept. `@scope/pkg` is an npm package, not a person, and is kept.
@@ -47,7 +47,8 @@ const PHONE_START = String.raw`(?<![\w#$€£¥₹%+.,/@-])`;
 const PHONE_END = String.raw`(?![\w%]|[.,/:-]\d)`;
 
 const PARTS = {
-  code: String.raw`\x60\x60\x60[\s\S]*?(?:\x60\x60\x60|$)|\x60[^\x60\n]+\x60`,
+  // A fence counts as code only when it closes: an unclosed one must not shield the rest.
+  code: String.raw`\x60\x60\x60[\s\S]*?\x60\x60\x60|\x60[^\x60\n]+\x60`,
   profile: String.raw`(?<![\w.-])(?:https?:\/\/)?(?:[\w-]+\.)*reddit\.com\/(?:u|user)\/[\w-]+\S*`,
   url: String.raw`(?<![\w.-])(?:https?:\/\/|www\.)\S+`,
   email: String.raw`(?<![\w.%+-])(?:mailto:)?[\w.%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*` +
@@ -77,9 +78,10 @@ const ALL_KINDS: Kind[] = [
   "trunk",
   "nanp",
 ];
-const SENSITIVE_KINDS: Kind[] = ["email", "intl", "trunk", "nanp"];
+// Inside code, `@word` is a decorator or an at-rule, not a person; everything else applies.
+const CODE_KINDS: Kind[] = ["profile", "url", "email", "reddit", "intl", "trunk", "nanp"];
 const ALL = combine(ALL_KINDS);
-const SENSITIVE = combine(SENSITIVE_KINDS);
+const IN_CODE = combine(CODE_KINDS);
 const EMAIL_IN_URL = new RegExp(PARTS.email, "g");
 
 // Marks a removal until the tidying pass; NUL cannot occur in stored text.
@@ -117,7 +119,7 @@ function replace(kind: Kind, match: string, text: string, end: number): string {
   switch (kind) {
     case "code":
       // The general tidying does not know a closing backtick is punctuation.
-      return scan(match, SENSITIVE, SENSITIVE_KINDS).replace(/[ \t]*\0[ \t\0]*(?=\x60)/g, "");
+      return scan(match, IN_CODE, CODE_KINDS).replace(/[ \t]*\0[ \t\0]*(?=\x60)/g, "");
     case "profile": {
       const tail = TRAILING_PUNCTUATION.exec(match)?.[0] ?? "";
       return "[user]" + tail;

@@ -119,3 +119,62 @@ Deno.test({
       assert.ok(n <= 1, `the service's connections are closed (${n} left)`);
     }),
 });
+
+Deno.test({
+  name: "serve.ts under deno serve: a failed start answers 503 JSON and is retried",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withTestDb("postgres", async (db) => {
+      // DATABASE_URL points at a port where PostgreSQL appears only later (a forwarder).
+      const target = new URL(db.url);
+      const dbPort = freePort();
+      const viaPort = new URL(db.url);
+      viaPort.port = String(dbPort);
+      const port = freePort();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "serve",
+          "-A",
+          "--port",
+          String(port),
+          new URL("../serve.ts", import.meta.url).pathname,
+        ],
+        env: { DATABASE_URL: viaPort.toString(), DB_CONNECT_TIMEOUT_S: "1", NO_COLOR: "1" },
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      let forwarder: Deno.Listener | undefined;
+      try {
+        let first: Response | undefined;
+        for (let i = 0; i < 100 && !first; i++) {
+          first = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+          if (!first) await new Promise((r) => setTimeout(r, 200));
+        }
+        assert.ok(first, "deno serve listens");
+        assert.equal(first.status, 503);
+        assert.equal(first.headers.get("content-type"), "application/json; charset=utf-8");
+        assert.equal((await first.json()).error, "service_unavailable");
+
+        forwarder = Deno.listen({ hostname: "127.0.0.1", port: dbPort });
+        (async () => {
+          for await (const conn of forwarder!) {
+            const upstream = await Deno.connect({
+              hostname: target.hostname,
+              port: Number(target.port || 5432),
+            });
+            conn.readable.pipeTo(upstream.writable).catch(() => {});
+            upstream.readable.pipeTo(conn.writable).catch(() => {});
+          }
+        })().catch(() => {});
+        const again = await fetch(`http://127.0.0.1:${port}/healthz`);
+        assert.equal(again.status, 200, "the next request starts the service");
+        assert.deepEqual(await again.json(), { status: "ok" });
+      } finally {
+        // Not a shutdown test: deno serve waits for idle keep-alive connections on SIGTERM.
+        child.kill("SIGKILL");
+        await child.status;
+        forwarder?.close();
+      }
+    }),
+});

@@ -130,6 +130,12 @@ const CASES: [string, string, string][] = [
     "`git config user.email bob@example.com`",
     "`git config user.email`",
   ],
+  ["a user name in code is still a user name", "ask `u/alice`", "ask `[user]`"],
+  [
+    "an unclosed fence shields nothing",
+    "``` thanks u/alice and @bob",
+    "``` thanks [user] and [user]",
+  ],
 
   // Mixed and edge cases
   [

@@ -137,11 +137,23 @@ export function apiKeyOf(request: Request, url: URL): string | undefined {
   return url.searchParams.get("api_key")?.trim() || undefined;
 }
 
-/** A URL path and query for logs, with the value of `api_key` replaced by `[redacted]`. */
+// Query parameters whose values are secrets: API keys, and the account area's e-mailed tokens.
+const SECRET_PARAMS = new Set(["api_key", "token"]);
+
+/**
+ * A URL path and query for logs, with the value of every secret parameter (`api_key`, `token`)
+ * replaced by `[redacted]`. Names are compared decoded, as the key lookup reads them, so an
+ * encoded name (`api%5Fkey`) is redacted too.
+ */
 export function redactedPath(url: URL): string {
-  if (!url.searchParams.has("api_key")) return url.pathname + url.search;
-  const search = url.search.replace(/([?&]api_key=)[^&]*/gi, "$1[redacted]");
-  return url.pathname + search;
+  if (!url.search) return url.pathname;
+  const parts = url.search.slice(1).split("&").map((part) => {
+    const [name] = new URLSearchParams(part).keys();
+    return name !== undefined && SECRET_PARAMS.has(name.toLowerCase())
+      ? `${part.split("=")[0]}=[redacted]`
+      : part;
+  });
+  return `${url.pathname}?${parts.join("&")}`;
 }
 
 function decodePath(groups: Record<string, string | undefined>): Record<string, string> {
@@ -160,11 +172,13 @@ function decodePath(groups: Record<string, string | undefined>): Record<string, 
 /** The JSON-RPC error an MCP client can parse, carrying the REST error body in `data`. */
 function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
   const apiError = toApiError(error);
+  const headers = quotaHeaders(usage);
+  if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
   return json(apiError.status, {
     jsonrpc: "2.0",
     id: null,
     error: { code: -32001, message: apiError.message, data: apiError.body },
-  }, quotaHeaders(usage));
+  }, headers);
 }
 
 interface Outcome {
@@ -232,11 +246,13 @@ export function createHandler(
       const caller = await authenticate(deps.sql, key);
       return { response: errorResponse(error, caller.usage), caller };
     }
+    const admittedAt = new Date();
     const { caller, refusal, charged } = await admit(
       deps.sql,
       key,
       r.operation,
       prepared.existence,
+      admittedAt,
     );
     if (refusal) {
       const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
@@ -247,7 +263,7 @@ export function createHandler(
       const quota = charged ? "charged" : "free";
       return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {
-      if (charged) await refund(deps.sql, caller);
+      if (charged) await refund(deps.sql, caller, admittedAt);
       if (toApiError(error).status === 500) logFailure(error, request, url);
       return { response: errorResponse(error, caller.usage), caller };
     }

@@ -77,9 +77,23 @@ export function parseParams<S extends z.ZodObject>(
   return parsed.data as z.infer<S>;
 }
 
-/** Validates already-typed input (MCP tool arguments) with the same messages and 422 shape. */
+/**
+ * Validates already-typed input (MCP tool arguments) with the same messages and 422 shape, and
+ * the same leniency as REST for enums: any case is accepted and answered in canonical case.
+ */
 export function parseInput<S extends z.ZodObject>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input ?? {});
+  let args = input ?? {};
+  if (typeof args === "object" && !Array.isArray(args)) {
+    const types = typesOf(schema);
+    args = Object.fromEntries(
+      Object.entries(args as Record<string, unknown>).map(([name, value]) => {
+        const values = types[name]?.enum;
+        if (!values || typeof value !== "string") return [name, value];
+        return [name, values.find((e) => e.toLowerCase() === value.toLowerCase()) ?? value];
+      }),
+    );
+  }
+  const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
   const problems: ParameterProblem[] = [];
   for (const issue of parsed.error.issues) {

@@ -138,9 +138,22 @@ async function readForm(request: Request): Promise<URLSearchParams | undefined> 
   if (!type.startsWith("application/x-www-form-urlencoded")) return undefined;
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > MAX_FORM_BYTES) return undefined;
-  const text = await request.text();
-  if (text.length > MAX_FORM_BYTES) return undefined;
-  return new URLSearchParams(text);
+  // Read at most MAX_FORM_BYTES even without a Content-Length (chunked): never buffer more.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the rest of the body.
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 
 async function emailBucket(email: string): Promise<string> {

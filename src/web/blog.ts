@@ -106,7 +106,8 @@ function relatedOpportunity(opportunity: OpportunityDetail | undefined): SafeHtm
       <p class="meta">Score ${opportunity.score}/100 · verdict: ${opportunity.recommendation} ·
     for ${opportunity.target_audience || "a broad audience"}</p>
       <p class="muted">Its full record (scores, features, competitors, risks) is
-    <code>GET /api/v1/opportunities/${opportunity.id}</code>, free with any key:
+    <code>GET /api/v1/opportunities/${opportunity
+      .id}</code>, open to every plan (one call of the monthly quota):
     <a href="/account">get a key</a>.</p>
     </aside>
   `;

@@ -203,7 +203,13 @@ dbTest("REST logs: one line per request, api_key redacted, never a raw key", asy
     headers: { Authorization: `Bearer ${k.key}` },
   });
   await app.get("/api/v1/nowhere?api_key=" + k.key);
-  assert.equal(app.logs.length, 5);
+  await app.get(`/api/v1/opportunities?api%5Fkey=${k.key}`);
+  await app.get("/account/link?token=secret-sign-in-token&x=1");
+  assert.equal(app.logs.length, 7);
+  assert.equal(app.logs[5].status, 200, "an encoded name still carries the key");
+  assert.equal(app.logs[5].path, "/api/v1/opportunities?api%5Fkey=[redacted]");
+  assert.equal(app.logs[6].path, "/account/link?token=[redacted]&x=1");
+  assert.ok(!JSON.stringify(app.logs).includes("secret-sign-in-token"));
   const text = JSON.stringify(app.logs);
   assert.ok(!text.includes(k.key), "no raw key in any log line");
   assert.ok(!text.includes(k.key.slice(12)), "not even the secret part");

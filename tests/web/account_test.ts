@@ -371,3 +371,40 @@ dbTest(
     assert.deepEqual(await problems(created.text), []);
   },
 );
+
+dbTest("account area: a form body is read up to 8 KB even without Content-Length", async (db) => {
+  const app = webTestApp(db);
+  const browser = new Browser(app);
+  const landing = await browser.get("/account");
+  const csrf = csrfIn(landing.text);
+  const streamed = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    // A chunked body: no Content-Length for the server to check first.
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
+        controller.close();
+      },
+    });
+  };
+  const post = (text: string) =>
+    browser.request("/account/signup", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Sec-Fetch-Site": "same-origin",
+      },
+      body: streamed(text),
+    });
+  const small = new URLSearchParams({ email: "streamed@example.com", csrf }).toString();
+  const ok = await post(small);
+  await ok.body?.cancel();
+  assert.equal(ok.status, 200);
+  assert.equal(app.outbox.length, 1, "a small streamed form is read");
+
+  const huge = `${small}&pad=${"x".repeat(64 * 1024)}`;
+  const refused = await post(huge.replace("streamed@", "huge@"));
+  await refused.body?.cancel();
+  assert.notEqual(refused.status, 200);
+  assert.equal(app.outbox.length, 1, "an oversized body is refused before anything is sent");
+});
