@@ -116,6 +116,11 @@ function fill(template: string, values: Record<string, string | number>): string
   });
 }
 
+/** "A affordable" -> "An affordable": the article of a filled template follows the next word. */
+function withArticles(text: string): string {
+  return text.replace(/\b([Aa]) (?=[aeiouAEIOU])/g, (_, a: string) => `${a}n `);
+}
+
 // ---- Categories and themes -------------------------------------------------------------------
 
 interface ThemeInfo {
@@ -229,7 +234,7 @@ function opportunityAt(
     hours: rnd.int(2, 12),
     price: `$${rnd.pick([9, 15, 19, 29, 49, 99])}`,
   };
-  const title = fill(rnd.pick(TITLES), values);
+  const title = withArticles(fill(rnd.pick(TITLES), values));
 
   const sentences = [fill(rnd.pick(NARRATIVE_OPENERS), values)];
   const middles = rnd.sample(NARRATIVE_MIDDLES, rnd.int(1, 3));
