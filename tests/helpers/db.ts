@@ -118,8 +118,6 @@ export function withSearchPath(url: string, schema: string): string {
   return u.toString();
 }
 
-let closerRegistered = false;
-
 /** Registers `name [postgres]` and `name [embedded]`, each on a fresh database. */
 export function dbTest(
   name: string,
@@ -134,11 +132,11 @@ export function dbTest(
       fn: (t) => withTestDb(engine, (db) => fn(db, t), options),
     });
   }
-  if (!closerRegistered) {
-    closerRegistered = true;
-    Deno.test.afterAll(dropFileDatabase);
-  }
 }
+
+// Every test file that imports this module drops its database after its last test, whether its
+// tests use dbTest or withTestDb directly.
+Deno.test.afterAll(dropFileDatabase);
 
 /** Drops the test file's PostgreSQL database. */
 async function dropFileDatabase(): Promise<void> {
