@@ -1,12 +1,7 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../errors.ts";
-import type {
-  OpportunityDetail,
-  OpportunityList,
-  OpportunityListItem,
-  OpportunityQuery,
-} from "../schemas.ts";
+import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "../schemas.ts";
 import { scrubText } from "../scrub.ts";
 import { everyWordIn, iso, isRowId, pageWindow, type QueryContext } from "./common.ts";
 
@@ -85,18 +80,6 @@ export async function countOpportunities(sql: Sql, query: OpportunityQuery): Pro
   const [{ total }] = await sql<{ total: number }[]>`
     select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
   return total;
-}
-
-/** One page of opportunities matching the filters, with the total count of matches. */
-export async function listOpportunities(
-  sql: Sql,
-  query: OpportunityQuery,
-): Promise<OpportunityList> {
-  const [items, total] = await Promise.all([
-    listOpportunityPage(sql, query),
-    countOpportunities(sql, query),
-  ]);
-  return { items, total, page: query.page, page_size: query.page_size };
 }
 
 type DetailRow = ListRow & {

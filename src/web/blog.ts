@@ -10,13 +10,14 @@ import { NotFoundError } from "../errors.ts";
 import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
 import type { QueryContext } from "../queries/common.ts";
 import { getOpportunity } from "../queries/opportunities.ts";
+import { VersionedCache } from "../cache.ts";
 import type { BlogListItem, BlogPost, OpportunityDetail } from "../schemas.ts";
 import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const PAGE_SIZE = 20;
-const LIST_TTL_MS = 60_000;
+const PAGE_TTL_MS = 60_000;
 const MAX_ENTRIES = 1000;
 
 /** A rendered page, as cached. */
@@ -27,38 +28,38 @@ export interface Rendered {
   etag: string;
 }
 
-interface Entry {
-  version: string;
-  expires: number;
-  rendered: Rendered;
+/**
+ * The cache of rendered pages of one handler: the service's version cache (src/cache.ts), so a
+ * page lives while `data_version` stays the same, at most a minute (scheduled articles), and
+ * concurrent misses of one page render it once.
+ */
+export function createPageCache(): VersionedCache {
+  return new VersionedCache(MAX_ENTRIES, PAGE_TTL_MS);
 }
 
-/** The cache of rendered pages of one handler. */
-export class PageCache {
-  #entries = new Map<string, Entry>();
+// Thrown inside a cached render for a path that names no page, so that 404s are not kept.
+const NO_PAGE = Symbol("no page");
 
-  get(key: string, version: string): Rendered | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (entry.version !== version || entry.expires < Date.now()) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.rendered;
-  }
-
-  set(key: string, version: string, rendered: Rendered, ttlMs = Infinity): void {
-    // Oldest first: a Map keeps insertion order, so this drops the least recently rendered.
-    if (this.#entries.size >= MAX_ENTRIES) {
-      this.#entries.delete(this.#entries.keys().next().value!);
-    }
-    this.#entries.set(key, { version, expires: Date.now() + ttlMs, rendered });
+/** The cached page of `key`, rendered by `render` when needed; undefined when there is none. */
+async function cachedPage(
+  cache: VersionedCache,
+  version: number,
+  key: string,
+  render: () => Promise<Rendered | undefined>,
+): Promise<Rendered | undefined> {
+  try {
+    return await cache.get(version, key, async () => (await render()) ?? Promise.reject(NO_PAGE));
+  } catch (error) {
+    if (error === NO_PAGE) return undefined;
+    throw error;
   }
 }
 
-async function contentVersion(sql: Sql): Promise<string> {
-  const [row] = await sql<{ version: string }[]>`select version::text as version from data_version`;
-  return row?.version ?? "0";
+async function contentVersion(sql: Sql): Promise<number> {
+  const [row] = await sql<
+    { version: number }[]
+  >`select version::float8 as version from data_version`;
+  return row?.version ?? 0;
 }
 
 async function etagOf(body: string): Promise<string> {
@@ -232,7 +233,7 @@ ${entries.join("\n")}
  * rendered; undefined for a path that names no page (the caller answers 404).
  */
 export async function blogPage(
-  deps: { sql: Sql; context: QueryContext; cache: PageCache },
+  deps: { sql: Sql; context: QueryContext; cache: VersionedCache },
   path: string,
   search: URLSearchParams,
 ): Promise<Rendered | undefined> {
@@ -241,48 +242,39 @@ export async function blogPage(
   if (path === "/blog" || path === "/blog/") {
     const raw = search.get("page") ?? "1";
     if (!/^[1-9]\d{0,5}$/.test(raw)) return undefined;
-    const key = `list:${raw}`;
-    const hit = cache.get(key, version);
-    if (hit) return hit;
-    const body = await renderList(sql, context, Number(raw));
-    if (body === undefined) return undefined;
-    const result = await rendered(body);
-    cache.set(key, version, result, LIST_TTL_MS);
-    return result;
+    return await cachedPage(cache, version, `list:${raw}`, async () => {
+      const body = await renderList(sql, context, Number(raw));
+      return body === undefined ? undefined : await rendered(body);
+    });
   }
   if (path === "/blog/feed.xml") {
-    const hit = cache.get("feed", version);
-    if (hit) return hit;
-    const result = await rendered(
-      await renderFeed(sql, context),
-      "application/atom+xml; charset=utf-8",
+    return await cachedPage(
+      cache,
+      version,
+      "feed",
+      async () => rendered(await renderFeed(sql, context), "application/atom+xml; charset=utf-8"),
     );
-    cache.set("feed", version, result, LIST_TTL_MS);
-    return result;
   }
   const match = /^\/blog\/([^/]+)\/?$/.exec(path);
   if (!match || !SLUG.test(match[1])) return undefined;
   const slug = match[1];
-  const key = `post:${slug}`;
-  const hit = cache.get(key, version);
-  if (hit) return hit;
-  let post: BlogPost;
-  try {
-    post = await getBlogPost(sql, slug, context);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-  let opportunity: OpportunityDetail | undefined;
-  if (post.related_opportunity_id !== null) {
-    opportunity = await getOpportunity(sql, post.related_opportunity_id, context).catch(
-      (error) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      },
-    );
-  }
-  const result = await rendered(renderArticle(post, opportunity));
-  cache.set(key, version, result);
-  return result;
+  return await cachedPage(cache, version, `post:${slug}`, async () => {
+    let post: BlogPost;
+    try {
+      post = await getBlogPost(sql, slug, context);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+    let opportunity: OpportunityDetail | undefined;
+    if (post.related_opportunity_id !== null) {
+      opportunity = await getOpportunity(sql, post.related_opportunity_id, context).catch(
+        (error) => {
+          if (error instanceof NotFoundError) return undefined;
+          throw error;
+        },
+      );
+    }
+    return await rendered(renderArticle(post, opportunity));
+  });
 }

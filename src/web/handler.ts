@@ -7,7 +7,7 @@ import type { Sql } from "../db/open.ts";
 import type { QueryContext } from "../queries/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage, PageCache } from "./blog.ts";
+import { blogPage, createPageCache } from "./blog.ts";
 import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
@@ -90,7 +90,7 @@ function withoutBodyForHead(request: Request, response: Response): Response {
 /** Builds the handler of the public web: /blog, /account and /assets. */
 export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
-  const cache = new PageCache();
+  const cache = createPageCache();
   const clientIp = deps.clientIp ?? defaultIp;
   const account = createAccountArea({
     sql: deps.sql,
