@@ -8,6 +8,7 @@ import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/import.ts";
 import { createAccount } from "../../src/queries/accounts.ts";
 import { createApiKey, revokeApiKey } from "../../src/queries/api_keys.ts";
+import { periodOf } from "../../src/queries/usage.ts";
 import type { TestDb } from "./db.ts";
 
 export const BASE = "http://oppintel.test";
@@ -41,8 +42,7 @@ export async function revokeKey(sql: Sql, keyId: number, by: "owner" | "admin" =
 
 /** Sets the account's used count for the current month. */
 export async function setUsed(sql: Sql, accountId: number, used: number): Promise<void> {
-  const now = new Date();
-  const period = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
+  const period = periodOf(new Date());
   await sql`
     insert into usage_counters (account_id, period, used) values (${accountId}, ${period}, ${used})
     on conflict (account_id, period) do update set used = excluded.used`;
