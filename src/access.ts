@@ -187,6 +187,9 @@ export async function admit(
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
+  const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
+  const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
+    when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
   const [row]: [AdmitRow?] = await sql`
     with k as (
       select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
@@ -194,47 +197,6 @@ export async function admit(
       from api_keys k join accounts a on a.id = k.account_id
       where k.key_hash = ${hash}
     ),
-    ${chargeAndRead(sql, operation, period)}`;
-  if (!row) throw new InvalidApiKeyError();
-  return outcome(callerOf(sql, row, row.used, now), row, operation, existence);
-}
-
-/**
- * Admits one more call of a caller whose key this request has already checked (an MCP request
- * carrying several tool calls): the same statement as admit without looking the key up again.
- */
-export async function admitCaller(
-  sql: Sql,
-  caller: Caller,
-  operation: Operation,
-  existence?: Existence,
-  now: Date = new Date(),
-): Promise<Admission> {
-  const period = periodOf(now);
-  const [row]: [Omit<AdmitRow, keyof KeyRow> & { data_version: number }] = await sql`
-    with k as (
-      select ${caller.accountId}::int as account_id, ${caller.plan}::text as plan,
-        null::text as revoked_by, ${existence?.check ?? sql`true`} as found
-    ),
-    ${chargeAndRead(sql, operation, period)}`;
-  const known = {
-    ...caller,
-    usage: usageState(caller.plan, row.used, now),
-    dataVersion: row.data_version,
-  };
-  return outcome(known, row, operation, existence);
-}
-
-/**
- * The tail of both admission statements, on a CTE `k` of one row (account_id, plan,
- * revoked_by, found): the charge, when the key is live, the plan high enough, the row found
- * and the counter below the limit, all in one atomic upsert; then the count and data version.
- */
-function chargeAndRead(sql: Sql, operation: Operation, period: string): postgres.Fragment {
-  const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
-  const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
-    when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
-  return sql`
     charged as (
       insert into usage_counters as u (account_id, period, used)
       select k.account_id, ${period}, 1 from k
@@ -250,15 +212,8 @@ function chargeAndRead(sql: Sql, operation: Operation, period: string): postgres
         where account_id = k.account_id and period = ${period}), 0) as used,
       (select version::float8 from data_version) as data_version
     from k`;
-}
-
-/** The refusal, if any, in the check order: plan, then existence, then quota. */
-function outcome(
-  caller: Caller,
-  row: { found: boolean; charged: boolean },
-  operation: Operation,
-  existence?: Existence,
-): Admission {
+  if (!row) throw new InvalidApiKeyError();
+  const caller = callerOf(sql, row, row.used, now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
   }

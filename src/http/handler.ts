@@ -37,7 +37,7 @@ import { parseParams } from "./params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "./responses.ts";
 
 /** Handles a request to /mcp for an authenticated caller (src/mcp). */
-export type McpHandler = (request: Request, caller: Caller) => Promise<Response>;
+export type McpHandler = (request: Request, caller: Caller, rawKey: string) => Promise<Response>;
 
 /** Everything the handler needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -267,13 +267,15 @@ export function createHandler(
     if (request.method !== "POST") {
       return { response: mcpErrorResponse(new MethodNotAllowedError(request.method, "POST")) };
     }
+    const key = apiKeyOf(request, url);
     let caller: Caller;
     try {
-      caller = await authenticate(deps.sql, apiKeyOf(request, url));
+      caller = await authenticate(deps.sql, key);
     } catch (error) {
       return { response: mcpErrorResponse(error) };
     }
-    const response = await deps.mcp(request, caller);
+    // Tool calls are admitted one by one with the same key, as REST calls are.
+    const response = await deps.mcp(request, caller, key!);
     // The tools report their charge in the quota headers, after the call.
     const usedAfter = Number(response.headers.get("x-quota-used") ?? caller.usage.used);
     const quota = usedAfter > caller.usage.used ? "charged" : undefined;

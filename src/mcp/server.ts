@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type Admission,
-  admitCaller,
+  admit,
   type Caller,
   type Existence,
   OPERATIONS,
@@ -142,15 +142,15 @@ function logFailure(error: unknown, tool: string, caller: Caller): void {
 }
 
 /**
- * Calls one tool: arguments (invalid_parameter), then plan, existence and charge in the
- * admission statement REST uses (the key was checked when the request came in), then the work,
- * refunded if it fails. A free call with nothing
+ * Calls one tool: arguments (invalid_parameter), then plan, existence and charge in the one
+ * admission statement REST uses, then the work, refunded if it fails. A free call with nothing
  * to look up needs no statement: the request's key check already gave the data version. Every
  * failure becomes an `isError` result with the REST error body.
  */
 async function callTool(
   deps: McpDeps & { content: Content },
   caller: Caller,
+  rawKey: string,
   tool: ToolDefinition,
   args: unknown,
 ): Promise<{ result: CallToolResult; usage?: UsageState }> {
@@ -162,7 +162,7 @@ async function callTool(
     const at = new Date();
     admitted = operation.cost === 0 && !prepared.existence
       ? { caller }
-      : await admitCaller(deps.sql, caller, operation, prepared.existence, at);
+      : await admit(deps.sql, rawKey, operation, prepared.existence, at);
     if (admitted.refusal) throw admitted.refusal;
     try {
       const body = await prepared.work(admitted.caller.dataVersion);
@@ -184,7 +184,7 @@ async function callTool(
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
-): (request: Request, caller: Caller) => Promise<Response> {
+): (request: Request, caller: Caller, rawKey: string) => Promise<Response> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
@@ -195,7 +195,11 @@ export function createMcpHandler(
   // elicitation, which these tools never do, so one shared instance serves every request.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
+  return async function handleMcp(
+    request: Request,
+    caller: Caller,
+    rawKey: string,
+  ): Promise<Response> {
     // Usage after the last charged call of this request, for the X-Quota-* headers.
     let usage = caller.usage;
     const server = new Server(SERVER_INFO, {
@@ -210,7 +214,7 @@ export function createMcpHandler(
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-      const called = await callTool(withContent, caller, tool, params.arguments);
+      const called = await callTool(withContent, caller, rawKey, tool, params.arguments);
       if (called.usage) usage = called.usage;
       return called.result;
     });
