@@ -4,19 +4,23 @@
  * rules (DECISIONS.md sections 1-3).
  */
 import type { Sql } from "./db/open.ts";
-import { isRowId } from "./queries/common.ts";
 import {
   InvalidApiKeyError,
   KeyRevokedError,
   MissingApiKeyError,
-  NotFoundError,
   type Plan,
   PlanRequiredError,
   QuotaExceededError,
 } from "./errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
 import type postgres from "postgres";
-import { periodOf, refundQuota, type UsageState, usageState } from "./queries/usage.ts";
+import {
+  chargeQuota,
+  periodOf,
+  refundQuota,
+  type UsageState,
+  usageState,
+} from "./queries/usage.ts";
 import { PLAN_LIMITS } from "./schemas.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
@@ -39,6 +43,8 @@ export interface Operation {
   plan: "free" | "pro";
   /** Quota units a successful call takes. */
   cost: 0 | 1;
+  /** True when the call can answer 404, which comes before 429 in the check order. */
+  mayNotExist?: boolean;
 }
 
 const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
@@ -46,13 +52,13 @@ const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
 /** The operations of both surfaces with their tier and cost (DECISIONS.md section 1). */
 export const OPERATIONS = {
   listOpportunities: { name: "listOpportunities", plan: "pro", cost: 1 },
-  getOpportunity: { name: "getOpportunity", plan: "free", cost: 1 },
+  getOpportunity: { name: "getOpportunity", plan: "free", cost: 1, mayNotExist: true },
   listBlogPosts: { name: "listBlogPosts", plan: "free", cost: 0 },
-  getBlogPost: { name: "getBlogPost", plan: "free", cost: 0 },
+  getBlogPost: { name: "getBlogPost", plan: "free", cost: 0, mayNotExist: true },
   getOverview: { name: "getOverview", plan: "free", cost: 1 },
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
-  getTheme: { name: "getTheme", plan: "pro", cost: 1 },
+  getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
 } as const satisfies Record<string, Operation>;
 
 // last_used_at is refreshed at most once a minute per key; this remembers, per process, when
@@ -134,17 +140,43 @@ function touchKey(sql: Sql, keyId: number, lastUsed: Date | null, now: Date): vo
     .catch(() => lastUsedWrites.delete(keyId));
 }
 
-/** `exists` of a row by id, checked in the admission statement so that a 404 is never charged. */
-export function rowExists(
+/** Throws 403 plan_required when the caller's plan is below the operation's. */
+export function requirePlan(caller: Caller, operation: Operation): void {
+  if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
+    throw new PlanRequiredError(operation.plan, caller.plan, operation.name);
+  }
+}
+
+/** The result of a performed operation and the caller's usage after it. */
+export interface Performed<T> {
+  result: T;
+  usage: UsageState;
+}
+
+/**
+ * Runs an operation in the order of DECISIONS.md section 4 after the key and the parameters
+ * have been checked: plan (403), then the work itself (which may throw 404), then the charge
+ * (429). Only a call that succeeds is charged, exactly once.
+ */
+export async function perform<T>(
   sql: Sql,
-  table: "opportunities" | "themes",
-  id: number,
-  what: string,
-): Existence {
-  return {
-    check: isRowId(id) ? sql`exists (select 1 from ${sql(table)} where id = ${id})` : sql`false`,
-    notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),
-  };
+  caller: Caller,
+  operation: Operation,
+  work: () => Promise<T>,
+): Promise<Performed<T>> {
+  requirePlan(caller, operation);
+  // A caller whose quota was used up when its key was checked gets its 429 before any work, so
+  // that refused calls cannot make the database search; where a 404 comes first (an id that
+  // names nothing), the work is a lookup by primary key and runs first.
+  if (operation.cost > 0 && !operation.mayNotExist && caller.usage.remaining <= 0) {
+    const { used, limit, reset_at } = caller.usage;
+    throw new QuotaExceededError(used, limit, reset_at);
+  }
+  const result = await work();
+  if (operation.cost === 0) return { result, usage: caller.usage };
+  const { charged, state } = await chargeQuota(sql, { id: caller.accountId, plan: caller.plan });
+  if (!charged) throw new QuotaExceededError(state.used, state.limit, state.reset_at);
+  return { result, usage: state };
 }
 
 /** What must exist for a call to succeed: checked in the admission statement, before charging. */

@@ -12,7 +12,6 @@ import {
   type Operation,
   OPERATIONS,
   refund,
-  rowExists,
 } from "../access.ts";
 import type { Content } from "../content.ts";
 import type { Sql } from "../db/open.ts";
@@ -23,6 +22,7 @@ import {
   QuotaExceededError,
   toApiError,
 } from "../errors.ts";
+import { isRowId } from "../queries/common.ts";
 import type { UsageState } from "../queries/usage.ts";
 import {
   BlogQuerySchema,
@@ -37,7 +37,7 @@ import { parseParams } from "./params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "./responses.ts";
 
 /** Handles a request to /mcp for an authenticated caller (src/mcp). */
-export type McpHandler = (request: Request, caller: Caller, rawKey: string) => Promise<Response>;
+export type McpHandler = (request: Request, caller: Caller) => Promise<Response>;
 
 /** Everything the handler needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -76,6 +76,14 @@ function route(pathname: string, operation: Operation, prepare: Route["prepare"]
 
 function pathParams<S extends z.ZodObject>(schema: S, input: RouteInput): z.infer<S> {
   return parseParams(schema, input.path);
+}
+
+/** `exists` of a row by id, checked in the admission statement so a 404 is never charged. */
+function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
+  return {
+    check: isRowId(id) ? sql`exists (select 1 from ${sql(table)} where id = ${id})` : sql`false`,
+    notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),
+  };
 }
 
 const ROUTES: Route[] = [
@@ -267,15 +275,13 @@ export function createHandler(
     if (request.method !== "POST") {
       return { response: mcpErrorResponse(new MethodNotAllowedError(request.method, "POST")) };
     }
-    const key = apiKeyOf(request, url);
     let caller: Caller;
     try {
-      caller = await authenticate(deps.sql, key);
+      caller = await authenticate(deps.sql, apiKeyOf(request, url));
     } catch (error) {
       return { response: mcpErrorResponse(error) };
     }
-    // Tool calls are admitted one by one with the same key, as REST calls are.
-    const response = await deps.mcp(request, caller, key!);
+    const response = await deps.mcp(request, caller);
     // The tools report their charge in the quota headers, after the call.
     const usedAfter = Number(response.headers.get("x-quota-used") ?? caller.usage.used);
     const quota = usedAfter > caller.usage.used ? "charged" : undefined;

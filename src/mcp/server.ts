@@ -17,18 +17,10 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type Admission,
-  admit,
-  type Caller,
-  type Existence,
-  OPERATIONS,
-  refund,
-  rowExists,
-} from "../access.ts";
+import { type Caller, OPERATIONS, perform } from "../access.ts";
 import { type Content, createContent } from "../content.ts";
 import type { Sql } from "../db/open.ts";
-import { toApiError } from "../errors.ts";
+import { QuotaExceededError, toApiError } from "../errors.ts";
 import { parseInput } from "../http/params.ts";
 import { corsHeaders, quotaHeaders, serializeJson } from "../http/responses.ts";
 import type { QueryContext } from "../queries/common.ts";
@@ -78,47 +70,35 @@ export const INSTRUCTIONS =
   "of charge; other calls use the monthly quota, and query_opportunities, " +
   "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
 
-/** A parsed tool call: what must exist, and the work that answers it at a data version. */
-interface Prepared {
-  existence?: Existence;
-  work(version: number): Promise<unknown>;
-}
+/** Parses a tool's arguments (throws invalid_parameter) and returns the work at a data version. */
+type Prepare = (content: Content, args: unknown) => (version: number) => Promise<unknown>;
 
-/** Parses a tool's arguments (throws invalid_parameter) and says what the call needs and does. */
-type Prepare = (deps: { sql: Sql; content: Content }, args: unknown) => Prepared;
-
-// The same cached content operations, schemas and existence checks as the REST routes.
+// The same cached content operations and schemas as the REST routes in src/http/handler.ts.
 const PREPARE: Record<ToolOperation, Prepare> = {
-  getOverview: ({ content }) => ({ work: (v) => content.getOverview(v) }),
-  getOpportunity: ({ sql, content }, args) => {
+  getOverview: (content) => (v) => content.getOverview(v),
+  getOpportunity: (content, args) => {
     const { id } = parseInput(OpportunityIdSchema, args);
-    return {
-      existence: rowExists(sql, "opportunities", id, "opportunity"),
-      work: (v) => content.getOpportunity(v, id),
-    };
+    return (v) => content.getOpportunity(v, id);
   },
-  listBlogPosts: ({ content }, args) => {
+  listBlogPosts: (content, args) => {
     const query = parseInput(BlogQuerySchema, args);
-    return { work: (v) => content.listBlogPosts(v, query) };
+    return (v) => content.listBlogPosts(v, query);
   },
-  getBlogPost: ({ content }, args) => {
+  getBlogPost: (content, args) => {
     const { slug } = parseInput(BlogSlugSchema, args);
-    return { work: (v) => content.getBlogPost(v, slug) };
+    return (v) => content.getBlogPost(v, slug);
   },
-  listOpportunities: ({ content }, args) => {
+  listOpportunities: (content, args) => {
     const query = parseInput(OpportunityQuerySchema, args);
-    return { work: (v) => content.listOpportunities(v, query) };
+    return (v) => content.listOpportunities(v, query);
   },
-  listTrendingThemes: ({ content }, args) => {
+  listTrendingThemes: (content, args) => {
     const query = parseInput(TrendingQuerySchema, args);
-    return { work: (v) => content.listTrendingThemes(v, query) };
+    return (v) => content.listTrendingThemes(v, query);
   },
-  getTheme: ({ sql, content }, args) => {
+  getTheme: (content, args) => {
     const { id } = parseInput(ThemeIdSchema, args);
-    return {
-      existence: rowExists(sql, "themes", id, "theme"),
-      work: (v) => content.getTheme(v, id),
-    };
+    return (v) => content.getTheme(v, id);
   },
 };
 
@@ -142,49 +122,39 @@ function logFailure(error: unknown, tool: string, caller: Caller): void {
 }
 
 /**
- * Calls one tool: arguments (invalid_parameter), then plan, existence and charge in the one
- * admission statement REST uses, then the work, refunded if it fails. A free call with nothing
- * to look up needs no statement: the request's key check already gave the data version. Every
- * failure becomes an `isError` result with the REST error body.
+ * Calls one tool for a caller: arguments (invalid_parameter), then plan, existence and charge
+ * through `perform`. Every failure becomes an `isError` result with the REST error body.
  */
 async function callTool(
   deps: McpDeps & { content: Content },
   caller: Caller,
-  rawKey: string,
   tool: ToolDefinition,
   args: unknown,
 ): Promise<{ result: CallToolResult; usage?: UsageState }> {
-  let admitted: Admission | undefined;
   try {
-    const prepared = PREPARE[tool.operation](deps, args);
+    const prepared = PREPARE[tool.operation](deps.content, args);
+    const work = () => prepared(caller.dataVersion);
     // Tier and cost come from the shared table; messages name the tool the model called.
     const operation = { ...OPERATIONS[tool.operation], name: tool.name };
-    const at = new Date();
-    admitted = operation.cost === 0 && !prepared.existence
-      ? { caller }
-      : await admit(deps.sql, rawKey, operation, prepared.existence, at);
-    if (admitted.refusal) throw admitted.refusal;
-    try {
-      const body = await prepared.work(admitted.caller.dataVersion);
-      return {
-        result: result(body as Record<string, unknown>, false),
-        usage: admitted.caller.usage,
-      };
-    } catch (error) {
-      if (admitted.charged) await refund(deps.sql, admitted.caller, at);
-      throw error;
-    }
+    const performed = await perform(deps.sql, caller, operation, work);
+    return {
+      result: result(performed.result as Record<string, unknown>, false),
+      usage: performed.usage,
+    };
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status === 500) logFailure(error, tool.name, caller);
-    return { result: result(apiError.body, true), usage: admitted?.caller.usage };
+    const usage = error instanceof QuotaExceededError
+      ? { limit: error.limit, used: error.current, remaining: 0, reset_at: error.resetAt }
+      : undefined;
+    return { result: result(apiError.body, true), usage };
   }
 }
 
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
-): (request: Request, caller: Caller, rawKey: string) => Promise<Response> {
+): (request: Request, caller: Caller) => Promise<Response> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
@@ -195,11 +165,7 @@ export function createMcpHandler(
   // elicitation, which these tools never do, so one shared instance serves every request.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  return async function handleMcp(
-    request: Request,
-    caller: Caller,
-    rawKey: string,
-  ): Promise<Response> {
+  return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
     // Usage after the last charged call of this request, for the X-Quota-* headers.
     let usage = caller.usage;
     const server = new Server(SERVER_INFO, {
@@ -214,7 +180,7 @@ export function createMcpHandler(
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-      const called = await callTool(withContent, caller, rawKey, tool, params.arguments);
+      const called = await callTool(withContent, caller, tool, params.arguments);
       if (called.usage) usage = called.usage;
       return called.result;
     });

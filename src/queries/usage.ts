@@ -39,6 +39,28 @@ export async function readUsage(
   return usageState(account.plan, row?.used ?? 0, now);
 }
 
+/**
+ * Takes one call from the account's monthly quota in one atomic statement: the row is created
+ * or incremented only while it is below the limit, so with R calls remaining and any number of
+ * concurrent callers exactly R succeed. Returns the count after the charge, or `charged: false`
+ * with the current count when the quota is used up.
+ */
+export async function chargeQuota(
+  sql: Sql,
+  account: { id: number; plan: Plan },
+  now: Date = new Date(),
+): Promise<{ charged: boolean; state: UsageState }> {
+  const limit = PLAN_LIMITS[account.plan];
+  const period = periodOf(now);
+  const [row] = await sql<{ used: number }[]>`
+    insert into usage_counters as u (account_id, period, used)
+    values (${account.id}, ${period}, 1)
+    on conflict (account_id, period) do update set used = u.used + 1 where u.used < ${limit}
+    returning used`;
+  if (row) return { charged: true, state: usageState(account.plan, row.used, now) };
+  return { charged: false, state: await readUsage(sql, account, now) };
+}
+
 /** Takes back one charged call of the account's current month (never below zero). */
 export async function refundQuota(
   sql: Sql,

@@ -635,8 +635,6 @@ Deno.test("MCP unexpected errors answer internal_error without database text", a
         }),
       }),
       caller,
-      // A well-formed key: the tool's admission statement is what fails here.
-      generateApiKey(),
     );
     assert.equal(res.status, 200);
     text = await res.text();
