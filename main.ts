@@ -5,22 +5,22 @@
  * environment, which serve.ts exports for `deno serve` and Deno Deploy; tests build their own
  * with buildHandler.
  */
-import { type Config, readConfig } from "./src/config.ts";
-import { createContent } from "./src/content.ts";
+import { type Config, readConfig } from "./src/platform/config.ts";
+import { createContent } from "./src/catalog/content.ts";
 import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
-import { isContentEmpty, seedDemo } from "./src/demo.ts";
-import { createHandler } from "./src/http/handler.ts";
-import { errorResponse } from "./src/http/responses.ts";
-import { ServiceUnavailableError } from "./src/errors.ts";
+import { isContentEmpty, seedDemo } from "./src/ingest/demo.ts";
+import { createHandler } from "./src/rest/handler.ts";
+import { errorResponse } from "./src/rest/responses.ts";
+import { ServiceUnavailableError } from "./src/platform/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
-import { createMetrics, metricsHandler } from "./src/metrics.ts";
-import { annotateSpan, noteCacheLookup } from "./src/telemetry.ts";
+import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
+import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
-import { createAccount, findAccountByEmail } from "./src/queries/accounts.ts";
-import { createApiKey } from "./src/queries/api_keys.ts";
+import { createAccount, findAccountByEmail } from "./src/accounts/accounts.ts";
+import { createApiKey } from "./src/accounts/api_keys.ts";
 
-export { createHandler } from "./src/http/handler.ts";
+export { createHandler } from "./src/rest/handler.ts";
 
 const DEMO_EMAIL = "demo@oppintel.local";
 

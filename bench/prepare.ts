@@ -4,8 +4,8 @@
  * made afresh on every run through the admin CLI (in process, on one connection).
  */
 import postgres from "postgres";
-import { runAdmin } from "../src/admin.ts";
-import { readConfig } from "../src/config.ts";
+import { runAdmin } from "../src/cli/admin.ts";
+import { readConfig } from "../src/platform/config.ts";
 import { type Database, openDatabase } from "../src/db/open.ts";
 import { runToEnd } from "./procs.ts";
 
@@ -61,7 +61,7 @@ async function countOpportunities(url: string): Promise<number | undefined> {
 /**
  * Makes sure database `name` on the server of `adminUrl` holds `opportunities` demo
  * opportunities: reused when it does (unless `fresh`), else dropped, created and seeded with
- * `deno run -A src/admin.ts seed-demo`, then vacuumed and analysed as autovacuum would be
+ * `deno run -A src/cli/admin.ts seed-demo`, then vacuumed and analysed as autovacuum would be
  * after a bulk load, so that plans and index-only scans do not depend on its timing.
  */
 export async function prepareDatabase(
@@ -87,7 +87,7 @@ export async function prepareDatabase(
       await admin.unsafe(`create database "${options.name}"`);
       const started = performance.now();
       const seeded = await runToEnd(
-        ["src/admin.ts", "seed-demo", "--opportunities", String(options.opportunities)],
+        ["src/cli/admin.ts", "seed-demo", "--opportunities", String(options.opportunities)],
         { cwd: options.cwd, env: { DATABASE_URL: url }, onStderr: true },
       );
       if (seeded.code !== 0) throw new Error(`seed-demo failed with exit code ${seeded.code}`);

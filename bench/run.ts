@@ -476,7 +476,7 @@ async function embeddedList(options: Options, temps: string[]): Promise<Results[
   progress(`embedded: seeding ${options.embeddedOpportunities} opportunities`);
   const seedStarted = performance.now();
   const seeded = await runToEnd(
-    ["src/admin.ts", "seed-demo", "--opportunities", String(options.embeddedOpportunities)],
+    ["src/cli/admin.ts", "seed-demo", "--opportunities", String(options.embeddedOpportunities)],
     { cwd: ROOT, env, clearEnv: true },
   );
   if (seeded.code !== 0) {
@@ -490,11 +490,11 @@ async function embeddedList(options: Options, temps: string[]): Promise<Results[
     for (
       const args of [["account", "create", "--email", email, "--plan", "business", "--verified"]]
     ) {
-      const r = await runToEnd(["src/admin.ts", ...args], { cwd: ROOT, env, clearEnv: true });
+      const r = await runToEnd(["src/cli/admin.ts", ...args], { cwd: ROOT, env, clearEnv: true });
       if (r.code !== 0) throw new Error(`Embedded ${args.join(" ")} failed: ${r.stderr}`);
     }
     const created = await runToEnd(
-      ["src/admin.ts", "key", "create", "--email", email],
+      ["src/cli/admin.ts", "key", "create", "--email", email],
       { cwd: ROOT, env, clearEnv: true },
     );
     if (created.code !== 0) throw new Error(`Embedded key create failed: ${created.stderr}`);

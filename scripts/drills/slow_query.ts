@@ -26,7 +26,7 @@ const SLOW_CALLS = 12;
 const SEARCH = `/api/v1/opportunities?q=${encodeURIComponent(values.q!)}`;
 
 async function seed(url: string): Promise<void> {
-  const main = new URL("../../src/admin.ts", import.meta.url).pathname;
+  const main = new URL("../../src/cli/admin.ts", import.meta.url).pathname;
   const started = performance.now();
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", main, "seed-demo", "--opportunities", values.opportunities!],

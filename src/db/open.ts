@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import type { Config } from "../config.ts";
+import type { Config } from "../platform/config.ts";
 import type { EmbeddedServer } from "./embedded.ts";
 
 export type Sql = postgres.Sql;

@@ -17,14 +17,14 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type Caller, OPERATIONS, perform } from "../access.ts";
-import { type Content, createContent } from "../content.ts";
+import { type Caller, OPERATIONS, perform } from "../accounts/admission.ts";
+import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
-import { QuotaExceededError, toApiError } from "../errors.ts";
-import { parseInput } from "../http/params.ts";
-import { corsHeaders, quotaHeaders, serializeJson } from "../http/responses.ts";
-import type { QueryContext } from "../queries/common.ts";
-import type { UsageState } from "../queries/usage.ts";
+import { QuotaExceededError, toApiError } from "../platform/errors.ts";
+import { parseInput } from "../catalog/params.ts";
+import { corsHeaders, quotaHeaders, serializeJson } from "../rest/responses.ts";
+import type { QueryContext } from "../catalog/common.ts";
+import type { UsageState } from "../accounts/usage.ts";
 import {
   BlogQuerySchema,
   BlogSlugSchema,
@@ -32,7 +32,7 @@ import {
   OpportunityQuerySchema,
   ThemeIdSchema,
   TrendingQuerySchema,
-} from "../schemas.ts";
+} from "../catalog/schemas.ts";
 import { type ToolDefinition, toolListing, type ToolOperation, TOOLS } from "./tools.ts";
 
 /** What the MCP endpoint needs. */
@@ -73,7 +73,7 @@ export const INSTRUCTIONS =
 /** Parses a tool's arguments (throws invalid_parameter) and returns the work at a data version. */
 type Prepare = (content: Content, args: unknown) => (version: number) => Promise<unknown>;
 
-// The same cached content operations and schemas as the REST routes in src/http/handler.ts.
+// The same cached content operations and schemas as the REST routes in src/rest/handler.ts.
 const PREPARE: Record<ToolOperation, Prepare> = {
   getOverview: (content) => (v) => content.getOverview(v),
   getOpportunity: (content, args) => {

@@ -18,9 +18,9 @@ import {
   ThemeIdSchema,
   TrendingQuerySchema,
   TrendingThemesSchema,
-} from "../schemas.ts";
+} from "../catalog/schemas.ts";
 
-/** The key of `OPERATIONS` in src/access.ts that gives a tool its tier and cost. */
+/** The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost. */
 export type ToolOperation =
   | "getOverview"
   | "getOpportunity"

@@ -5,7 +5,7 @@
  * travels with; mails are rate-limited per address and per IP.
  */
 import type { Sql } from "../db/open.ts";
-import { AdminError, createAccount, findAccountByEmail, isEmail } from "../queries/accounts.ts";
+import { AdminError, createAccount, findAccountByEmail, isEmail } from "../accounts/accounts.ts";
 import {
   type ApiKeyInfo,
   createApiKey,
@@ -13,9 +13,9 @@ import {
   listApiKeys,
   MAX_ACTIVE_KEYS,
   revokeApiKey,
-} from "../queries/api_keys.ts";
-import type { QueryContext } from "../queries/common.ts";
-import { readUsage } from "../queries/usage.ts";
+} from "../accounts/api_keys.ts";
+import type { QueryContext } from "../catalog/common.ts";
+import { readUsage } from "../accounts/usage.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
 import type { Mailer } from "./mailer.ts";
 import {
@@ -38,7 +38,7 @@ import {
   type SessionAccount,
   storeToken,
   type TokenPurpose,
-} from "./store.ts";
+} from "../accounts/sessions.ts";
 
 const SESSION_COOKIE = "oi_session";
 const CSRF_COOKIE = "oi_csrf";

@@ -6,12 +6,12 @@
  * appears soon after its publication time.
  */
 import type { Sql } from "../db/open.ts";
-import { NotFoundError } from "../errors.ts";
-import { getBlogPost, listBlogPosts } from "../queries/blog_posts.ts";
-import type { QueryContext } from "../queries/common.ts";
-import { getOpportunity } from "../queries/opportunities.ts";
-import { VersionedCache } from "../cache.ts";
-import type { BlogListItem, BlogPost, OpportunityDetail } from "../schemas.ts";
+import { NotFoundError } from "../platform/errors.ts";
+import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
+import type { QueryContext } from "../catalog/common.ts";
+import { getOpportunity } from "../catalog/opportunities.ts";
+import { VersionedCache } from "../catalog/cache.ts";
+import type { BlogListItem, BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
 import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 
@@ -29,7 +29,7 @@ export interface Rendered {
 }
 
 /**
- * The cache of rendered pages of one handler: the service's version cache (src/cache.ts), so a
+ * The cache of rendered pages of one handler: the service's version cache (src/catalog/cache.ts), so a
  * page lives while `data_version` stays the same, at most a minute (scheduled articles), and
  * concurrent misses of one page render it once.
  */

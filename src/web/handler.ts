@@ -4,7 +4,7 @@
  * every other one, so the main handler can try it first and fall through to the API.
  */
 import type { Sql } from "../db/open.ts";
-import type { QueryContext } from "../queries/common.ts";
+import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage, createPageCache } from "./blog.ts";

@@ -3,12 +3,12 @@
  * content fixture, and keys of any plan. Used by the REST and MCP tests.
  */
 import { buildHandler } from "../../main.ts";
-import { readConfig } from "../../src/config.ts";
+import { readConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/db/open.ts";
-import { importLines } from "../../src/import.ts";
-import { createAccount } from "../../src/queries/accounts.ts";
-import { createApiKey, revokeApiKey } from "../../src/queries/api_keys.ts";
-import { periodOf } from "../../src/queries/usage.ts";
+import { importLines } from "../../src/ingest/import.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey, revokeApiKey } from "../../src/accounts/api_keys.ts";
+import { periodOf } from "../../src/accounts/usage.ts";
 import type { TestDb } from "./db.ts";
 
 export const BASE = "http://oppintel.test";

@@ -4,14 +4,14 @@
  * it). Everything else is the production path: routing, key check, transport, listing. Prints
  * `READY <port> <key>` on stdout once it listens. Used by tests/mcp/conformance.sh.
  */
-import { readConfig } from "../../src/config.ts";
+import { readConfig } from "../../src/platform/config.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { createContent } from "../../src/content.ts";
-import { createHandler } from "../../src/http/handler.ts";
+import { createContent } from "../../src/catalog/content.ts";
+import { createHandler } from "../../src/rest/handler.ts";
 import { createMcpHandler, type FixtureTool } from "../../src/mcp/server.ts";
-import { createAccount } from "../../src/queries/accounts.ts";
-import { createApiKey } from "../../src/queries/api_keys.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
 
 const JSON_SCHEMA_2020_12_TOOL: FixtureTool = {
   tool: {

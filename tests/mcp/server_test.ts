@@ -22,11 +22,11 @@ import {
   testApp,
   usedOf,
 } from "../helpers/app.ts";
-import type { Caller } from "../../src/access.ts";
+import type { Caller } from "../../src/accounts/admission.ts";
 import type { Sql } from "../../src/db/open.ts";
-import { generateApiKey } from "../../src/keys.ts";
+import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createMcpHandler } from "../../src/mcp/server.ts";
-import { resetAtOf } from "../../src/queries/usage.ts";
+import { resetAtOf } from "../../src/accounts/usage.ts";
 
 const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
 const FREE_TOOLS = ["get_overview", "get_opportunity", "list_blog_posts", "get_blog_post"];

@@ -4,7 +4,7 @@
  * the key state, and the data version that keys every in-process cache.
  */
 import assert from "node:assert/strict";
-import { importLines } from "../../src/import.ts";
+import { importLines } from "../../src/ingest/import.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";
 import { FIXTURE_LINES, loadFixture, makeKey, revokeKey, setUsed, usedOf } from "../helpers/app.ts";
 import { getJson, type Instance, startInstance, stopAll } from "./instances.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
-import { findAccountByEmail } from "../../src/queries/accounts.ts";
+import { findAccountByEmail } from "../../src/accounts/accounts.ts";
 import { dbTest } from "../helpers/db.ts";
-import { Browser, csrfIn, linkIn, webTestApp } from "./web_app.ts";
+import { Browser, csrfIn, linkIn, webTestApp } from "../helpers/web.ts";
 
 async function signUp(browser: Browser, email: string): Promise<void> {
   const landing = await browser.get("/account");

@@ -3,7 +3,7 @@ import { HtmlValidate } from "html-validate";
 import { createWebHandler, forwardedClientIp } from "../../src/web/handler.ts";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture } from "../helpers/app.ts";
-import { webTestApp } from "./web_app.ts";
+import { webTestApp } from "../helpers/web.ts";
 
 const BASE = "https://oppintel.example";
 

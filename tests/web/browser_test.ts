@@ -7,14 +7,14 @@
 import assert from "node:assert/strict";
 import { SMTPServer } from "smtp-server";
 import { buildHandler } from "../../main.ts";
-import { readConfig } from "../../src/config.ts";
+import { readConfig } from "../../src/platform/config.ts";
 import { createMailer } from "../../src/web/mailer.ts";
 import { createWebHandler } from "../../src/web/handler.ts";
 import { loadFixture } from "../helpers/app.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";
 import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 
-const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
+const ARTIFACTS = new URL("../../test-artifacts", import.meta.url);
 if (!hasChromium) {
   console.warn(
     `Skipping the browser test: ${CHROMIUM} is missing (install it with ` +

@@ -1,0 +1,88 @@
+/**
+ * The answers of every content operation, cached by data version (src/catalog/cache.ts). REST handlers
+ * and MCP tools both call these, with the data version the request's key check returned, so the
+ * two surfaces share one cache and one set of queries.
+ */
+import { type CacheStats, VersionedCache } from "./cache.ts";
+import type { Sql } from "../db/open.ts";
+import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
+import type { QueryContext } from "./common.ts";
+import { countOpportunities, getOpportunity, listOpportunityPage } from "./opportunities.ts";
+import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
+import type {
+  BlogList,
+  BlogPost,
+  BlogQuery,
+  Category,
+  OpportunityDetail,
+  OpportunityList,
+  OpportunityQuery,
+  Overview,
+  ThemeDetail,
+  TrendingQuery,
+  TrendingThemes,
+} from "./schemas.ts";
+
+/** Content operations at a data version. */
+export interface Content {
+  listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
+  getOpportunity(version: number, id: number): Promise<OpportunityDetail>;
+  listBlogPosts(version: number, query: BlogQuery): Promise<BlogList>;
+  getBlogPost(version: number, slug: string): Promise<BlogPost>;
+  getOverview(version: number): Promise<Overview>;
+  listCategories(version: number): Promise<{ items: Category[] }>;
+  listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
+  getTheme(version: number, id: number): Promise<ThemeDetail>;
+  stats(): CacheStats;
+}
+
+/** A stable cache key of a parameter object (keys sorted, undefined dropped). */
+function keyOf(prefix: string, params: object): string {
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined).sort();
+  return `${prefix}:${JSON.stringify(entries)}`;
+}
+
+/** Builds the cached content operations; `maxEntries` bounds the cache (0 disables it). */
+export function createContent(
+  sql: Sql,
+  context: QueryContext,
+  options: { maxEntries?: number; onLookup?: (hit: boolean) => void } = {},
+): Content {
+  // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
+  const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
+  const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
+    cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
+  return {
+    listOpportunities: (version, query) =>
+      // The whole answer is cached (one object, serialized once); its total is cached per
+      // filter too, so paging through a result counts it once.
+      cached(version, keyOf("opportunities:list", query), async () => {
+        const { page: _page, page_size: _size, ...filter } = query;
+        const [items, total] = await Promise.all([
+          cached(
+            version,
+            keyOf("opportunities:page", query),
+            () => listOpportunityPage(sql, query),
+          ),
+          cached(
+            version,
+            keyOf("opportunities:count", filter),
+            () => countOpportunities(sql, query),
+          ),
+        ]);
+        return { items, total, page: query.page, page_size: query.page_size };
+      }),
+    getOpportunity: (version, id) =>
+      cached(version, `opportunity:${id}`, () => getOpportunity(sql, id, context)),
+    listBlogPosts: (version, query) =>
+      cached(version, keyOf("blog", query), () => listBlogPosts(sql, query, context)),
+    getBlogPost: (version, slug) =>
+      cached(version, `blog_post:${slug}`, () => getBlogPost(sql, slug, context)),
+    getOverview: (version) => cached(version, "overview", () => getOverview(sql)),
+    listCategories: (version) => cached(version, "categories", () => listCategories(sql)),
+    listTrendingThemes: (version, query) =>
+      cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
+    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id)),
+    stats: () => cache.stats(),
+  };
+}

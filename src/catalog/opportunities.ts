@@ -1,0 +1,136 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { NotFoundError } from "../platform/errors.ts";
+import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
+import { scrubText } from "./scrub.ts";
+import { everyWordIn, iso, isRowId, pageWindow, type QueryContext } from "./common.ts";
+
+/** A row of listColumns, before shaping. */
+export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date };
+
+/** The list-item columns of `opportunities o`, in the order of the specification. */
+export function listColumns(sql: Sql): postgres.Fragment {
+  return sql`
+    o.id, o.platform, o.channel_name, o.title, o.slug, o.recommendation, o.score,
+    o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
+    o.sustainability_score, o.target_audience, o.monetization_model, o.evidence_count,
+    o.merged_from_count, o.is_online_deliverable, o.created_at`;
+}
+
+/** The list sort: score, then newest, then id, so that paging is stable. */
+export function listOrder(sql: Sql): postgres.Fragment {
+  return sql`order by o.score desc, o.created_at desc, o.id desc`;
+}
+
+/** Shapes a row of listColumns into a list item. */
+export function toListItem(row: ListRow): OpportunityListItem {
+  return {
+    id: row.id,
+    platform: row.platform,
+    channel_name: row.channel_name,
+    title: row.title,
+    slug: row.slug,
+    recommendation: row.recommendation,
+    score: row.score,
+    pain_point_intensity: row.pain_point_intensity,
+    willingness_to_pay_score: row.willingness_to_pay_score,
+    tech_difficulty: row.tech_difficulty,
+    sustainability_score: row.sustainability_score,
+    target_audience: row.target_audience,
+    monetization_model: row.monetization_model,
+    evidence_count: row.evidence_count,
+    merged_from_count: row.merged_from_count,
+    is_online_deliverable: row.is_online_deliverable,
+    created_at: iso(row.created_at),
+  };
+}
+
+/** The `where` clause of a list query; every filter is a parameter, never a joined string. */
+function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  return sql`
+    where true
+    ${query.online_only ? sql`and o.is_online_deliverable` : sql``}
+    ${query.platform ? sql`and lower(o.platform) = lower(${query.platform})` : sql``}
+    ${query.channel ? sql`and o.channel_name = ${query.channel}` : sql``}
+    ${query.min_score > 0 ? sql`and o.score >= ${query.min_score}` : sql``}
+    ${query.recommendation ? sql`and o.recommendation = ${query.recommendation}` : sql``}
+    ${
+    query.category
+      ? sql`and o.theme_id in (
+          select t.id from themes t join categories c on c.id = t.category_id
+          where c.slug = ${query.category})`
+      : sql``
+  }
+    ${everyWordIn(sql, sql`(o.title || E'\\n' || o.description)`, query.q)}`;
+}
+
+/** One page of opportunities matching the filters, in the list order. */
+export async function listOpportunityPage(
+  sql: Sql,
+  query: OpportunityQuery,
+): Promise<OpportunityListItem[]> {
+  const rows = await sql<ListRow[]>`
+    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
+    ${listOrder(sql)} ${pageWindow(sql, query.page, query.page_size)}`;
+  return rows.map(toListItem);
+}
+
+/** How many opportunities match the filters (page and page_size are ignored). */
+export async function countOpportunities(sql: Sql, query: OpportunityQuery): Promise<number> {
+  const [{ total }] = await sql<{ total: number }[]>`
+    select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
+  return total;
+}
+
+type DetailRow = ListRow & {
+  description: string;
+  market_size_estimate: string;
+  key_features: string[];
+  competitors: string[];
+  differentiation: string;
+  risks: string[];
+  related_slug: string | null;
+  evidence: { quote: string; platform: string; channel_name: string; posted_at: string }[];
+};
+
+/** One opportunity with its detail fields, newest evidence and related article. */
+export async function getOpportunity(
+  sql: Sql,
+  id: number,
+  ctx: QueryContext,
+): Promise<OpportunityDetail> {
+  if (!isRowId(id)) throw new NotFoundError(`Cannot find opportunity ${id}`);
+  const [row]: [DetailRow?] = await sql`
+    select ${listColumns(sql)}, o.description, o.market_size_estimate, o.key_features,
+      o.competitors, o.differentiation, o.risks,
+      (select b.slug from blog_posts b
+        where b.related_opportunity_id = o.id and b.published_at <= now()
+        order by b.published_at desc, b.slug limit 1) as related_slug,
+      coalesce((
+        select json_agg(e order by e.posted_at desc, e.id desc) from (
+          select q.id, q.quote, q.platform, q.channel_name, q.posted_at from evidence_quotes q
+          where q.opportunity_id = o.id order by q.posted_at desc, q.id desc limit 5) e
+      ), '[]') as evidence
+    from opportunities o where o.id = ${id}`;
+  if (!row) throw new NotFoundError(`Cannot find opportunity ${id}`);
+  return {
+    ...toListItem(row),
+    description: row.description,
+    market_size_estimate: row.market_size_estimate,
+    key_features: row.key_features,
+    competitors: row.competitors,
+    differentiation: row.differentiation,
+    risks: row.risks,
+    related_article_url: row.related_slug === null
+      ? null
+      : `${ctx.publicBaseUrl}/blog/${row.related_slug}`,
+    // Quotes were scrubbed when written; scrubbing again on read catches anything written
+    // before a scrubbing rule existed.
+    evidence: row.evidence.map((e) => ({
+      quote: scrubText(e.quote),
+      platform: e.platform,
+      channel_name: e.channel_name,
+      posted_at: iso(e.posted_at),
+    })),
+  };
+}

@@ -1,0 +1,86 @@
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { NotFoundError } from "../platform/errors.ts";
+import type {
+  Category,
+  Overview,
+  Theme,
+  ThemeDetail,
+  TrendingQuery,
+  TrendingThemes,
+} from "./schemas.ts";
+import { iso, isRowId } from "./common.ts";
+import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
+
+type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };
+
+/** Theme records with their category slug and opportunity statistics, from `themes t`. */
+function themeSelect(sql: Sql): postgres.Fragment {
+  return sql`
+    select t.id, t.slug, t.name, c.slug as category, t.summary, t.trend_direction,
+      t.trend_change, t.mentions_30d, t.mentions_prev_30d,
+      s.opportunity_count, s.avg_score, t.updated_at
+    from themes t
+    join categories c on c.id = t.category_id
+    cross join lateral (
+      select count(*)::int as opportunity_count, round(avg(o.score), 1)::float8 as avg_score
+      from opportunities o where o.theme_id = t.id
+    ) s`;
+}
+
+function toTheme(row: ThemeRow): Theme {
+  return { ...row, updated_at: iso(row.updated_at) };
+}
+
+/** Themes trending up, by trend change, optionally of one category. */
+export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promise<TrendingThemes> {
+  const rows = await sql<ThemeRow[]>`
+    ${themeSelect(sql)}
+    where t.trend_direction = 'up'
+    ${query.category ? sql`and c.slug = ${query.category}` : sql``}
+    order by t.trend_change desc, t.id
+    limit ${query.limit}`;
+  return { items: rows.map(toTheme) };
+}
+
+/** One theme and its ten best opportunities. */
+export async function getTheme(sql: Sql, id: number): Promise<ThemeDetail> {
+  if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
+  const [[theme], top] = await Promise.all([
+    sql<ThemeRow[]>`${themeSelect(sql)} where t.id = ${id}`,
+    sql<ListRow[]>`
+      select ${listColumns(sql)}
+      from opportunities o where o.theme_id = ${id} ${listOrder(sql)} limit 10`,
+  ]);
+  if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
+  return { theme: toTheme(theme), top_opportunities: top.map(toListItem) };
+}
+
+/** Every category with its theme and opportunity counts, by name. */
+export async function listCategories(sql: Sql): Promise<{ items: Category[] }> {
+  const items = await sql<Category[]>`
+    select c.id, c.slug, c.name, c.description,
+      (select count(*)::int from themes t where t.category_id = c.id) as theme_count,
+      (select count(*)::int from opportunities o join themes t on t.id = o.theme_id
+        where t.category_id = c.id) as opportunity_count
+    from categories c order by c.name, c.id`;
+  return { items: [...items] };
+}
+
+/** The landscape: categories with counts, the five fastest-rising themes, and totals. */
+export async function getOverview(sql: Sql): Promise<Overview> {
+  const [{ items: categories }, trending, [totals]] = await Promise.all([
+    listCategories(sql),
+    sql<ThemeRow[]>`${themeSelect(sql)} order by t.trend_change desc, t.id limit 5`,
+    sql<{ categories: number; themes: number; opportunities: number }[]>`
+      select (select count(*)::int from categories) as categories,
+        (select count(*)::int from themes) as themes,
+        (select count(*)::int from opportunities) as opportunities`,
+  ]);
+  return {
+    categories,
+    trending: trending.map(toTheme),
+    totals: { ...totals },
+    generated_at: new Date().toISOString(),
+  };
+}

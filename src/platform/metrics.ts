@@ -1,0 +1,264 @@
+/**
+ * Prometheus metrics for self-hosting: fed by the handler's request log entries (one per
+ * request), rendered in the Prometheus text format at GET /metrics behind an operator token.
+ * Labels are route patterns and statuses only, never a raw path, key or account, so the number
+ * of series stays small and nothing secret can leak into a scrape.
+ */
+import type { Sql } from "../db/open.ts";
+
+/** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+export interface MetricsOptions {
+  /** The content operations, whose cache counts are read at each scrape. */
+  content?: { stats(): CacheCounts };
+  /** The service's pool: connections by state are read from pg_stat_activity at each scrape. */
+  sql?: Sql;
+  /** The configured pool size per instance (DB_POOL_MAX), shown as a gauge. */
+  poolMax?: number;
+}
+
+/** Request metrics of one instance. */
+export interface Metrics {
+  /** Counts one request log entry (status, route, ms, quota). */
+  record(entry: Record<string, unknown>): void;
+  /** The metrics in the Prometheus text exposition format (version 0.0.4). */
+  render(): Promise<string>;
+}
+
+/** Upper bounds of the latency histogram, in seconds. */
+export const LATENCY_BUCKETS = [
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+];
+
+interface Histogram {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** A label value as Prometheus wants it quoted. */
+function labelValue(value: string): string {
+  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
+}
+
+/** A number as Prometheus prints it. */
+function num(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return String(value);
+}
+
+function routeOf(entry: Record<string, unknown>): string {
+  return typeof entry.route === "string" ? entry.route : "unmatched";
+}
+
+/** Builds the metrics of one instance. */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  // Keyed by `route\u0000status`: both come from fixed sets (route patterns, HTTP statuses).
+  const requests = new Map<string, number>();
+  const latency = new Map<string, Histogram>();
+  let charges = 0;
+  let rejections = 0;
+
+  function record(entry: Record<string, unknown>): void {
+    const route = routeOf(entry);
+    const status = typeof entry.status === "number" ? entry.status : 0;
+    const key = `${route}\u0000${status}`;
+    requests.set(key, (requests.get(key) ?? 0) + 1);
+    if (entry.quota === "charged") charges++;
+    if (entry.quota === "rejected") rejections++;
+    if (typeof entry.ms !== "number" || !Number.isFinite(entry.ms)) return;
+    const seconds = entry.ms / 1000;
+    let h = latency.get(route);
+    if (!h) {
+      h = { counts: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      latency.set(route, h);
+    }
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (seconds <= LATENCY_BUCKETS[i]) h.counts[i]++;
+    }
+    h.sum += seconds;
+    h.count++;
+  }
+
+  async function render(): Promise<string> {
+    const out: string[] = [];
+    const family = (name: string, type: string, help: string) =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+    family("oppintel_http_requests_total", "counter", "Requests answered, by route and status.");
+    for (const [key, value] of [...requests].sort(([a], [b]) => a.localeCompare(b))) {
+      const [route, status] = key.split("\u0000");
+      out.push(
+        `oppintel_http_requests_total{route="${labelValue(route)}",status="${status}"} ${value}`,
+      );
+    }
+
+    family(
+      "oppintel_http_request_duration_seconds",
+      "histogram",
+      "Time from receiving a request to its response, by route.",
+    );
+    for (const [route, h] of [...latency].sort(([a], [b]) => a.localeCompare(b))) {
+      const r = `route="${labelValue(route)}"`;
+      LATENCY_BUCKETS.forEach((le, i) => {
+        out.push(`oppintel_http_request_duration_seconds_bucket{${r},le="${le}"} ${h.counts[i]}`);
+      });
+      out.push(`oppintel_http_request_duration_seconds_bucket{${r},le="+Inf"} ${h.count}`);
+      out.push(`oppintel_http_request_duration_seconds_sum{${r}} ${num(h.sum)}`);
+      out.push(`oppintel_http_request_duration_seconds_count{${r}} ${h.count}`);
+    }
+
+    family("oppintel_quota_charges_total", "counter", "Calls that took one unit of quota.");
+    out.push(`oppintel_quota_charges_total ${charges}`);
+    family(
+      "oppintel_quota_rejections_total",
+      "counter",
+      "Calls refused with 429 because the monthly quota was used up.",
+    );
+    out.push(`oppintel_quota_rejections_total ${rejections}`);
+
+    if (options.content) {
+      const { hits, misses, entries } = options.content.stats();
+      family("oppintel_cache_hits_total", "counter", "Content cache lookups answered from cache.");
+      out.push(`oppintel_cache_hits_total ${hits}`);
+      family("oppintel_cache_misses_total", "counter", "Content cache lookups that queried.");
+      out.push(`oppintel_cache_misses_total ${misses}`);
+      family("oppintel_cache_entries", "gauge", "Answers held in the content cache.");
+      out.push(`oppintel_cache_entries ${entries}`);
+      family(
+        "oppintel_cache_hit_ratio",
+        "gauge",
+        "Hits over lookups since start (0 before the first lookup).",
+      );
+      out.push(`oppintel_cache_hit_ratio ${num(hits + misses > 0 ? hits / (hits + misses) : 0)}`);
+    }
+
+    if (options.poolMax !== undefined) {
+      family("oppintel_db_pool_max", "gauge", "Connections this instance may open (DB_POOL_MAX).");
+      out.push(`oppintel_db_pool_max ${options.poolMax}`);
+    }
+
+    if (options.sql) out.push(...await databaseLines(options.sql));
+    return out.join("\n") + "\n";
+  }
+
+  return { record, render };
+}
+
+const CONNECTION_STATES = ["active", "idle", "idle in transaction", "other"];
+
+/**
+ * Whether the database answers, and its connections by state. postgres.js keeps its pool
+ * counts private, so the server's own view is used: every connection to this database (all
+ * instances, and the pooler's server connections behind a pooler), less the one asking.
+ */
+async function databaseLines(sql: Sql): Promise<string[]> {
+  const out = [
+    "# HELP oppintel_db_up Whether the database answered the scrape's query (1) or not (0).",
+    "# TYPE oppintel_db_up gauge",
+  ];
+  let rows: { state: string; n: number }[];
+  try {
+    rows = await sql<{ state: string; n: number }[]>`
+      select coalesce(state, 'other') as state, count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()
+        and backend_type = 'client backend'
+      group by 1`;
+  } catch {
+    out.push("oppintel_db_up 0");
+    return out;
+  }
+  out.push("oppintel_db_up 1");
+  const byState = new Map<string, number>();
+  for (const { state, n } of rows) {
+    const s = CONNECTION_STATES.includes(state) ? state : "other";
+    byState.set(s, (byState.get(s) ?? 0) + n);
+  }
+  out.push(
+    "# HELP oppintel_db_connections Client connections to this database by state, all instances.",
+    "# TYPE oppintel_db_connections gauge",
+  );
+  for (const state of CONNECTION_STATES) {
+    out.push(`oppintel_db_connections{state="${state}"} ${byState.get(state) ?? 0}`);
+  }
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/** True when `a` equals `b`, in time that does not depend on where they differ. */
+async function sameSecret(a: string, b: string): Promise<boolean> {
+  // Digests have one length whatever the inputs, so the loop never exits early on length.
+  const [x, y] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(a)),
+    crypto.subtle.digest("SHA-256", encoder.encode(b)),
+  ]);
+  const p = new Uint8Array(x);
+  const q = new Uint8Array(y);
+  let diff = 0;
+  for (let i = 0; i < p.length; i++) diff |= p[i] ^ q[i];
+  return diff === 0;
+}
+
+function jsonError(status: number, error: string, message: string, headers = {}): Response {
+  return new Response(JSON.stringify({ error, message }), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/**
+ * The GET /metrics endpoint: 404 when no token is configured (the endpoint does not exist),
+ * 401 without `Authorization: Bearer <token>`, 405 for another method, else the metrics.
+ */
+export function metricsHandler(
+  metrics: Metrics,
+  token: string | undefined,
+): (request: Request) => Promise<Response> {
+  return async function serveMetrics(request: Request): Promise<Response> {
+    if (!token) return jsonError(404, "not_found", 'Cannot find "/metrics"');
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (!given || !(await sameSecret(given, token))) {
+      return jsonError(401, "unauthorized", "A valid metrics token is required", {
+        "WWW-Authenticate": 'Bearer realm="metrics"',
+      });
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return jsonError(
+        405,
+        "method_not_allowed",
+        `Method ${request.method} is not allowed here; use GET`,
+        {
+          Allow: "GET",
+        },
+      );
+    }
+    const body = await metrics.render();
+    return new Response(request.method === "HEAD" ? null : body, {
+      status: 200,
+      headers: {
+        "Content-Type": "text/plain; version=0.0.4; charset=utf-8",
+        "Cache-Control": "no-store",
+      },
+    });
+  };
+}

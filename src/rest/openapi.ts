@@ -1,0 +1,224 @@
+/**
+ * The OpenAPI 3.1 description of /api/v1, generated from the same zod schemas that validate
+ * parameters and shape answers, so the document cannot drift from the code. Built once.
+ */
+import { z } from "zod";
+import {
+  BlogListSchema,
+  BlogPostSchema,
+  BlogQuerySchema,
+  CategoryListSchema,
+  OpportunityDetailSchema,
+  OpportunityListSchema,
+  OpportunityQuerySchema,
+  OverviewSchema,
+  ThemeDetailSchema,
+  TrendingQuerySchema,
+  TrendingThemesSchema,
+} from "../catalog/schemas.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+/** The error body of every non-2xx answer (DECISIONS.md section 4). */
+export const ErrorBodySchema = z.object({
+  error: z.string().describe("A stable code: missing_api_key, invalid_api_key, key_revoked, ..."),
+  message: z.string().describe("One sentence for a person"),
+  details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
+    .describe("invalid_parameter: one entry per bad parameter"),
+  revoked_by: z.enum(["owner", "admin"]).optional().describe("key_revoked: who revoked the key"),
+  required_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
+  current_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
+});
+
+/** The 429 body of the specification. */
+export const QuotaExceededBodySchema = z.object({
+  error: z.literal("quota_exceeded"),
+  message: z.string().optional(),
+  current: z.number().int().describe("Calls used in the current month"),
+  limit: z.number().int().describe("The plan's monthly call limit"),
+  reset_at: z.iso.datetime({ offset: true }).describe("When the quota resets"),
+});
+
+function schemaOf(s: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(s, { io }) as JsonSchema;
+  return rest;
+}
+
+function queryParameters(s: z.ZodObject): JsonSchema[] {
+  const json = schemaOf(s, "input") as { properties: Record<string, JsonSchema> };
+  return Object.entries(json.properties).map(([name, prop]) => {
+    const { description, ...schema } = prop;
+    return { name, in: "query", required: false, description, schema };
+  });
+}
+
+function pathParameter(name: string, type: "integer" | "string", description: string) {
+  return { name, in: "path", required: true, description, schema: { type } };
+}
+
+const quotaHeaders = {
+  "X-Quota-Limit": { description: "The plan's monthly limit", schema: { type: "integer" } },
+  "X-Quota-Used": { description: "Calls used this month", schema: { type: "integer" } },
+  "X-Quota-Remaining": { description: "Calls left this month", schema: { type: "integer" } },
+  "X-Quota-Reset": {
+    description: "When the quota resets",
+    schema: { type: "string", format: "date-time" },
+  },
+};
+
+function error(description: string, ref = "#/components/schemas/Error") {
+  return {
+    description,
+    headers: quotaHeaders,
+    content: { "application/json": { schema: { $ref: ref } } },
+  };
+}
+
+interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description: string;
+  parameters: JsonSchema[];
+  result: string;
+  notFound?: boolean;
+  proOnly?: boolean;
+}
+
+function operation(spec: OperationSpec) {
+  const responses: Record<string, unknown> = {
+    "200": {
+      description: "Success",
+      headers: quotaHeaders,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${spec.result}` } } },
+    },
+    "401": error("missing_api_key or invalid_api_key"),
+    "403": error(
+      spec.proOnly ? "key_revoked, or plan_required (this operation needs Pro)" : "key_revoked",
+    ),
+    "422": error("invalid_parameter, with one details entry per bad parameter"),
+    "429": error("quota_exceeded (not charged)", "#/components/schemas/QuotaExceeded"),
+    "503": error("service_unavailable: the database cannot be reached"),
+  };
+  if (spec.notFound) responses["404"] = error("not_found (not charged)");
+  return {
+    get: {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      description: spec.description,
+      parameters: spec.parameters,
+      responses,
+    },
+  };
+}
+
+function build(): JsonSchema {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Opportunity Intelligence API",
+      version: "1.0.0",
+      description: "Read-only access to AI-scored business opportunities mined from online " +
+        "communities, and blog analyses of validated ones. One key and one monthly quota for " +
+        "REST and the MCP endpoint at /mcp/.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }, { Bearer: [] }],
+    paths: {
+      "/api/v1/opportunities": operation({
+        operationId: "listOpportunities",
+        summary: "List opportunities",
+        description: "Filtered, paged opportunities, by score descending. Pro and Business; " +
+          "costs 1 call.",
+        parameters: queryParameters(OpportunityQuerySchema),
+        result: "OpportunityList",
+        proOnly: true,
+      }),
+      "/api/v1/opportunities/{id}": operation({
+        operationId: "getOpportunity",
+        summary: "Get one opportunity",
+        description: "Full detail with evidence. Every plan; costs 1 call, 0 on 404.",
+        parameters: [pathParameter("id", "integer", "Opportunity id")],
+        result: "OpportunityDetail",
+        notFound: true,
+      }),
+      "/api/v1/blog": operation({
+        operationId: "listBlogPosts",
+        summary: "List published blog analyses",
+        description: "Newest first. Every plan; free of charge.",
+        parameters: queryParameters(BlogQuerySchema),
+        result: "BlogList",
+      }),
+      "/api/v1/blog/{slug}": operation({
+        operationId: "getBlogPost",
+        summary: "Get one published article with its Markdown body",
+        description: "Every plan; free of charge.",
+        parameters: [pathParameter("slug", "string", "Article slug")],
+        result: "BlogPost",
+        notFound: true,
+      }),
+      "/api/v1/overview": operation({
+        operationId: "getOverview",
+        summary: "The landscape: categories, trending themes, totals",
+        description: "Every plan; costs 1 call.",
+        parameters: [],
+        result: "Overview",
+      }),
+      "/api/v1/categories": operation({
+        operationId: "listCategories",
+        summary: "Categories with theme and opportunity counts",
+        description: "Every plan; free of charge.",
+        parameters: [],
+        result: "CategoryList",
+      }),
+      "/api/v1/themes/trending": operation({
+        operationId: "listTrendingThemes",
+        summary: "Themes trending up, by trend change",
+        description: "Pro and Business; costs 1 call.",
+        parameters: queryParameters(TrendingQuerySchema),
+        result: "TrendingThemes",
+        proOnly: true,
+      }),
+      "/api/v1/themes/{id}": operation({
+        operationId: "getTheme",
+        summary: "One theme and its ten best opportunities",
+        description: "Pro and Business; costs 1 call, 0 on 404.",
+        parameters: [pathParameter("id", "integer", "Theme id")],
+        result: "ThemeDetail",
+        notFound: true,
+        proOnly: true,
+      }),
+    },
+    components: {
+      securitySchemes: {
+        ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+        ApiKeyQuery: {
+          type: "apiKey",
+          in: "query",
+          name: "api_key",
+          description: "For browser tests only: keys in URLs leak into logs and referrers",
+        },
+        Bearer: { type: "http", scheme: "bearer" },
+      },
+      schemas: {
+        OpportunityList: schemaOf(OpportunityListSchema),
+        OpportunityDetail: schemaOf(OpportunityDetailSchema),
+        BlogList: schemaOf(BlogListSchema),
+        BlogPost: schemaOf(BlogPostSchema),
+        Overview: schemaOf(OverviewSchema),
+        CategoryList: schemaOf(CategoryListSchema),
+        TrendingThemes: schemaOf(TrendingThemesSchema),
+        ThemeDetail: schemaOf(ThemeDetailSchema),
+        Error: schemaOf(ErrorBodySchema),
+        QuotaExceeded: schemaOf(QuotaExceededBodySchema),
+      },
+    },
+  };
+}
+
+let document: JsonSchema | undefined;
+
+/** The OpenAPI document, built on first use. */
+export function openApiDocument(): JsonSchema {
+  document ??= build();
+  return document;
+}
