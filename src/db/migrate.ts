@@ -8,7 +8,7 @@ export interface Migration {
   checksum: string;
 }
 
-const SQL_DIR = new URL("../../sql", import.meta.url);
+const SQL_DIR = new URL("../../sql/", import.meta.url);
 // Any fixed number; every process of the service takes this lock to migrate.
 const MIGRATION_LOCK = 4_2_0_1_7;
 

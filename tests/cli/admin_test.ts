@@ -379,7 +379,7 @@ dbTest("admin seed-demo writes demo data with progress on stderr", async ({ data
 
 // ---- The CLI as a process ------------------------------------------------------------------------
 
-const ROOT = new URL("..", import.meta.url);
+const ROOT = new URL("../..", import.meta.url);
 
 async function runCli(
   options: { env: Record<string, string>; input?: string },

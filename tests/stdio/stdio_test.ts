@@ -15,7 +15,7 @@ import { readConfig } from "../../src/platform/config.ts";
 import { loadFixture, makeKey, revokeKey, setUsed } from "../helpers/app.ts";
 import { PG_ADMIN_URL, withTestDb } from "../helpers/db.ts";
 
-const PACKAGE_DIR = new URL("../../npm-stdio", import.meta.url).pathname;
+const PACKAGE_DIR = new URL("../../npm-stdio/", import.meta.url).pathname;
 const STDIO_TOOLS = ["get_opportunity", "query_opportunities"];
 // A guard so that a missing time-out fails the test instead of hanging it (the bin's is 15 s).
 const CALL_GUARD_MS = 30_000;

@@ -14,7 +14,7 @@ import { loadFixture } from "../helpers/app.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";
 import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 
-const ARTIFACTS = new URL("../../test-artifacts", import.meta.url);
+const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
 if (!hasChromium) {
   console.warn(
     `Skipping the browser test: ${CHROMIUM} is missing (install it with ` +

@@ -1,0 +1,72 @@
+/** Operator commands for the database and its content: migrations, import, demo data. */
+import { DEFAULT_OPPORTUNITIES, seedDemo } from "../ingest/demo.ts";
+import { importFile } from "../ingest/import.ts";
+import { AdminError } from "../accounts/accounts.ts";
+import { type Command, positiveInteger, text } from "./args.ts";
+
+/** `migrate`: listed first in the help, as the command an operator runs first. */
+export const MIGRATE_COMMAND: Command = {
+  path: ["migrate"],
+  summary: "Apply the pending database migrations",
+  description: "Applies every migration of sql/ not yet applied, in order, in one transaction.\n" +
+    "Prints {applied: [versions applied by this run]}.",
+  flags: [],
+  run: ({ applied }) => Promise.resolve({ applied }),
+};
+
+export const CONTENT_COMMANDS: Command[] = [
+  {
+    path: ["import"],
+    summary: "Import a JSON Lines file (- for standard input)",
+    description:
+      "Imports categories, themes, opportunities and blog posts from JSON Lines, one record a\n" +
+      "line with a `type`. Upserts by slug or external_id; the whole file is one transaction, so\n" +
+      "a bad line writes nothing and is reported with its line number. Prints the summary.",
+    flags: [],
+    argument: { name: "FILE", help: "The .jsonl file to import, or - for standard input" },
+    run: async ({ sql, args, log }) => {
+      const path = args[0];
+      if (path !== "-") {
+        try {
+          await Deno.stat(path);
+        } catch (error) {
+          throw new AdminError(`Cannot read file "${path}": ${(error as Error).message}`);
+        }
+      }
+      return await importFile(sql, path, {
+        onProgress: (lines) => log(`Imported ${lines.toLocaleString("en-US")} lines`),
+      });
+    },
+  },
+  {
+    path: ["seed-demo"],
+    summary: "Fill the database with deterministic demo data",
+    description: "Writes the demo categories, themes, opportunities, evidence quotes and blog\n" +
+      "posts, with progress on standard error. Prints the summary.",
+    flags: [{
+      name: "opportunities",
+      value: "N",
+      help:
+        `How many opportunities to generate (default ${DEFAULT_OPPORTUNITIES}; 1000000 for benchmarks)`,
+      check: positiveInteger(Number.MAX_SAFE_INTEGER),
+    }],
+    run: async ({ sql, flags, log }) => {
+      const wanted = text(flags, "opportunities");
+      let lastPercent = -1;
+      return await seedDemo(sql, {
+        opportunities: wanted === undefined ? undefined : Number(wanted),
+        onProgress: (done, total) => {
+          // The generator may report often; a line per percent is enough for a person.
+          const percent = total > 0 ? Math.floor((done * 100) / total) : 100;
+          if (percent === lastPercent && done !== total) return;
+          lastPercent = percent;
+          log(
+            `Seeded ${done.toLocaleString("en-US")} of ${
+              total.toLocaleString("en-US")
+            } (${percent}%)`,
+          );
+        },
+      });
+    },
+  },
+];
