@@ -9,7 +9,7 @@ import { type Config, readConfig } from "./src/platform/config.ts";
 import { createContent } from "./src/catalog/content.ts";
 import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
-import { isContentEmpty, seedDemo } from "./src/ingest/demo.ts";
+import { DEMO_EMAIL, type FirstStart, seedFirstStart } from "./src/ingest/seed.ts";
 import { createHandler } from "./src/rest/handler.ts";
 import { errorResponse } from "./src/rest/responses.ts";
 import { ServiceUnavailableError } from "./src/platform/errors.ts";
@@ -17,33 +17,19 @@ import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
-import { createAccount, findAccountByEmail } from "./src/accounts/accounts.ts";
-import { createApiKey } from "./src/accounts/api_keys.ts";
 
 export { createHandler } from "./src/rest/handler.ts";
-
-const DEMO_EMAIL = "demo@oppintel.local";
-
-/** The demo account and key made on a first start, to print once. */
-interface FirstStart {
-  key: string;
-  opportunities: number;
-}
 
 /** Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. */
 export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
   const db = await openDatabase(config, { serving: true });
   try {
     await migrate(db.sql);
-    if (!config.seedDemo || !(await isContentEmpty(db.sql))) return { db };
-    const summary = await seedDemo(db.sql, {
+    if (!config.seedDemo) return { db };
+    const firstStart = await seedFirstStart(db.sql, {
       onProgress: (done, total) => console.error(`Seeding demo data: ${done}/${total}`),
     });
-    if (!(await findAccountByEmail(db.sql, DEMO_EMAIL))) {
-      await createAccount(db.sql, { email: DEMO_EMAIL, plan: "pro", verified: true });
-    }
-    const { key } = await createApiKey(db.sql, { email: DEMO_EMAIL, name: "demo" });
-    return { db, firstStart: { key, opportunities: summary.opportunities } };
+    return { db, firstStart };
   } catch (error) {
     await db.close();
     throw error;

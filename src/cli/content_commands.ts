@@ -1,5 +1,6 @@
 /** Operator commands for the database and its content: migrations, import, demo data. */
-import { DEFAULT_OPPORTUNITIES, seedDemo } from "../ingest/demo.ts";
+import { DEFAULT_OPPORTUNITIES } from "../ingest/demo.ts";
+import { seedDemo } from "../ingest/seed.ts";
 import { importFile } from "../ingest/import.ts";
 import { AdminError } from "../accounts/accounts.ts";
 import { type Command, positiveInteger, text } from "./args.ts";

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  ANCHOR,
-  type DemoRecord,
-  generateDemoRecords,
-  isContentEmpty,
-  seedDemo,
-} from "../../src/ingest/demo.ts";
-import type { BlogPostRecord, OpportunityRecord, ThemeRecord } from "../../src/ingest/import.ts";
+import { ANCHOR, type DemoRecord } from "../../src/ingest/demo.ts";
+import { generateDemoRecords, isContentEmpty, seedDemo } from "../../src/ingest/seed.ts";
+import type { BlogPostRecord, OpportunityRecord, ThemeRecord } from "../../src/ingest/records.ts";
 import { dbTest } from "../helpers/db.ts";
 
 function ofType<T extends DemoRecord["type"]>(records: DemoRecord[], type: T) {

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  ContentWriter,
-  ImportError,
-  importFile,
-  importLines,
-  slugify,
-} from "../../src/ingest/import.ts";
+import { ImportError, importFile, importLines } from "../../src/ingest/import.ts";
+import { slugify } from "../../src/ingest/records.ts";
+import { ContentWriter } from "../../src/ingest/writer.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";
 

@@ -1,0 +1,161 @@
+/**
+ * The import format: one JSON record a line, each with a `type` (category, theme, opportunity,
+ * blog_post), validated by the zod schemas below; and the slug an opportunity gets from its title.
+ */
+import { z } from "zod";
+import { RECOMMENDATIONS } from "../catalog/schemas.ts";
+
+// ---- Record schemas --------------------------------------------------------------------------
+
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+const Slug = z.string().regex(SLUG, "must be a slug of lowercase letters, digits and dashes");
+const Text = z.string();
+const Required = z.string().trim().min(1, "must not be empty");
+const DateTime = z.iso.datetime({
+  offset: true,
+  error: "must be an ISO 8601 date-time with a UTC offset",
+});
+const Count = z.number().int("must be an integer").min(0, "must be at least 0")
+  .max(2147483647, "must be at most 2147483647");
+const StringList = z.array(z.string()).default([]);
+
+function range(min: number, max: number) {
+  return z.number().int("must be an integer").min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+}
+
+export const CategoryRecordSchema = z.object({
+  type: z.literal("category"),
+  slug: Slug,
+  name: Required,
+  description: Text.default(""),
+});
+
+export const ThemeRecordSchema = z.object({
+  type: z.literal("theme"),
+  slug: Slug,
+  category: z.string().min(1, "must not be empty"),
+  name: Required,
+  summary: Text.default(""),
+  mentions_30d: Count,
+  mentions_prev_30d: Count,
+});
+
+export const EvidenceRecordSchema = z.object({
+  quote: Required,
+  platform: Required,
+  channel_name: Text.default(""),
+  source_url: z.string().nullable().default(null),
+  posted_at: DateTime,
+});
+
+export const OpportunityRecordSchema = z.object({
+  type: z.literal("opportunity"),
+  external_id: Required,
+  theme: z.string().min(1, "must not be empty"),
+  platform: Required,
+  channel_name: Required,
+  title: Required,
+  recommendation: z.enum(RECOMMENDATIONS, "must be one of Build, Validate, Skip"),
+  score: range(0, 100),
+  pain_point_intensity: range(0, 10),
+  willingness_to_pay_score: range(0, 10),
+  tech_difficulty: range(0, 10),
+  sustainability_score: range(0, 10),
+  target_audience: Text.default(""),
+  monetization_model: Text.default(""),
+  /** Defaults to the number of quotes in `evidence`. */
+  evidence_count: Count.optional(),
+  merged_from_count: Count.default(0),
+  is_online_deliverable: z.boolean("must be true or false"),
+  created_at: DateTime,
+  description: Text.default(""),
+  market_size_estimate: Text.default(""),
+  key_features: StringList,
+  competitors: StringList,
+  differentiation: Text.default(""),
+  risks: StringList,
+  evidence: z.array(EvidenceRecordSchema).default([]),
+});
+
+export const BlogPostRecordSchema = z.object({
+  type: z.literal("blog_post"),
+  slug: Slug,
+  title: Required,
+  excerpt: Text.default(""),
+  body_md: z.string(),
+  cover_image_url: z.string().nullable().default(null),
+  tags: StringList,
+  related_opportunity: z.string().min(1, "must not be empty").nullable().default(null),
+  published_at: DateTime.nullable().default(null),
+});
+
+export type CategoryRecord = z.input<typeof CategoryRecordSchema>;
+export type ThemeRecord = z.input<typeof ThemeRecordSchema>;
+export type EvidenceRecord = z.input<typeof EvidenceRecordSchema>;
+export type OpportunityRecord = z.input<typeof OpportunityRecordSchema>;
+export type BlogPostRecord = z.input<typeof BlogPostRecordSchema>;
+/** One line of an import file, as written (optional fields may be left out). */
+export type ImportRecord = CategoryRecord | ThemeRecord | OpportunityRecord | BlogPostRecord;
+
+export const RECORD_SCHEMAS = {
+  category: CategoryRecordSchema,
+  theme: ThemeRecordSchema,
+  opportunity: OpportunityRecordSchema,
+  blog_post: BlogPostRecordSchema,
+} as const;
+
+type RecordType = keyof typeof RECORD_SCHEMAS;
+
+/** Parses and validates one line; throws the reason as a string for the caller to number. */
+export function parseLine(text: string): ImportRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw `Invalid JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw "Expected a JSON object";
+  }
+  const type = (value as { type?: unknown }).type;
+  if (type === undefined) throw `Missing field "type"`;
+  if (typeof type !== "string" || !Object.hasOwn(RECORD_SCHEMAS, type)) {
+    throw `Unknown type ${
+      JSON.stringify(type)
+    } (expected category, theme, opportunity or blog_post)`;
+  }
+  const result = RECORD_SCHEMAS[type as RecordType].safeParse(value, {
+    error: (issue) => issue.input === undefined ? "is missing" : undefined,
+  });
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`)
+      .join("").replace(/^\./, "");
+    throw path ? `Field "${path}" ${lowerFirst(issue.message)}` : issue.message;
+  }
+  return result.data as ImportRecord;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+// ---- Slugs -----------------------------------------------------------------------------------
+
+/** A URL-style name from a title: lowercase ASCII words joined by dashes, at most 80 characters. */
+export function slugify(title: string, maxLength = 80): string {
+  const words = title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .split(/[^a-z0-9]+/).filter(Boolean);
+  let slug = "";
+  for (const word of words) {
+    const next = slug ? `${slug}-${word}` : word;
+    if (next.length > maxLength) {
+      if (!slug) slug = word.slice(0, maxLength);
+      break;
+    }
+    slug = next;
+  }
+  return slug || "opportunity";
+}
