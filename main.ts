@@ -11,7 +11,7 @@ import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
 import { DEMO_EMAIL, type FirstStart, seedFirstStart } from "./src/ingest/seed.ts";
 import { createHandler } from "./src/rest/handler.ts";
-import { errorResponse } from "./src/rest/responses.ts";
+import { errorResponse } from "./src/platform/responses.ts";
 import { ServiceUnavailableError } from "./src/platform/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";

@@ -1,8 +1,7 @@
+import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
-import { PLANS } from "../catalog/schemas.ts";
+import { type Plan, PLANS } from "../platform/plans.ts";
 import { iso } from "../catalog/common.ts";
-
-export type Plan = (typeof PLANS)[number];
 
 /** A customer account: a unique e-mail (compared case-insensitively), a plan and a verification. */
 export interface Account {
@@ -11,14 +10,6 @@ export interface Account {
   plan: Plan;
   email_verified_at: string | null;
   created_at: string;
-}
-
-/**
- * A refusal of an operator action (unknown account, unverified account, key limit, ...). It is
- * not an HTTP error: only the admin CLI and the start-up code manage accounts and keys.
- */
-export class AdminError extends Error {
-  override name = "AdminError";
 }
 
 interface AccountRow {
@@ -54,13 +45,13 @@ function toAccount(row: AccountRow): Account {
 
 function checkEmail(email: string): string {
   const trimmed = email.trim();
-  if (!isEmail(trimmed)) throw new AdminError(`"${email}" is not an e-mail address`);
+  if (!isEmail(trimmed)) throw new AccountError(`"${email}" is not an e-mail address`);
   return trimmed;
 }
 
 function checkPlan(plan: string): Plan {
   if (!isPlan(plan)) {
-    throw new AdminError(`Unknown plan "${plan}"; use one of ${PLANS.join(", ")}`);
+    throw new AccountError(`Unknown plan "${plan}"; use one of ${PLANS.join(", ")}`);
   }
   return plan;
 }
@@ -79,7 +70,7 @@ export async function createAccount(
     values (${email}, ${plan}, ${options.verified ? sql`now()` : null})
     on conflict ((lower(email))) do nothing
     returning id, email, plan, email_verified_at, created_at`;
-  if (!row) throw new AdminError(`An account with e-mail "${email}" already exists`);
+  if (!row) throw new AccountError(`An account with e-mail "${email}" already exists`);
   return toAccount(row);
 }
 
@@ -97,7 +88,7 @@ export async function verifyAccount(sql: Sql, email: string): Promise<Account> {
     update accounts set email_verified_at = coalesce(email_verified_at, now())
     where lower(email) = lower(${email.trim()})
     returning id, email, plan, email_verified_at, created_at`;
-  if (!row) throw new AdminError(`Cannot find account "${email.trim()}"`);
+  if (!row) throw new AccountError(`Cannot find account "${email.trim()}"`);
   return toAccount(row);
 }
 
@@ -108,6 +99,6 @@ export async function setPlan(sql: Sql, email: string, plan: Plan): Promise<Acco
     update accounts set plan = ${checked}
     where lower(email) = lower(${email.trim()})
     returning id, email, plan, email_verified_at, created_at`;
-  if (!row) throw new AdminError(`Cannot find account "${email.trim()}"`);
+  if (!row) throw new AccountError(`Cannot find account "${email.trim()}"`);
   return toAccount(row);
 }

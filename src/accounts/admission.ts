@@ -1,21 +1,20 @@
 /**
  * Who is calling and what it costs: key lookup, plan check and the quota charge, shared by the
  * REST handlers and the MCP tools so that both surfaces draw on one counter under one set of
- * rules (DECISIONS.md sections 1-3).
+ * rules (docs/DECISIONS.md sections 1-3).
  */
 import type { Sql } from "../db/open.ts";
 import {
   InvalidApiKeyError,
   KeyRevokedError,
   MissingApiKeyError,
-  type Plan,
   PlanRequiredError,
   QuotaExceededError,
 } from "../platform/errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
 import type postgres from "postgres";
 import { chargeQuota, periodOf, refundQuota, type UsageState, usageState } from "./usage.ts";
-import { PLAN_LIMITS } from "../catalog/schemas.ts";
+import { type Plan, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
 export interface Caller {
@@ -34,16 +33,14 @@ export interface Operation {
   /** The name a customer knows it by (REST operationId or MCP tool name), for messages. */
   name: string;
   /** The lowest plan allowed. */
-  plan: "free" | "pro";
+  plan: Plan;
   /** Quota units a successful call takes. */
   cost: 0 | 1;
   /** True when the call can answer 404, which comes before 429 in the check order. */
   mayNotExist?: boolean;
 }
 
-const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
-
-/** The operations of both surfaces with their tier and cost (DECISIONS.md section 1). */
+/** The operations of both surfaces with their tier and cost (docs/DECISIONS.md section 1). */
 export const OPERATIONS = {
   listOpportunities: { name: "listOpportunities", plan: "pro", cost: 1 },
   getOpportunity: { name: "getOpportunity", plan: "free", cost: 1, mayNotExist: true },
@@ -148,7 +145,7 @@ export interface Performed<T> {
 }
 
 /**
- * Runs an operation in the order of DECISIONS.md section 4 after the key and the parameters
+ * Runs an operation in the order of docs/DECISIONS.md section 4 after the key and the parameters
  * have been checked: plan (403), then the work itself (which may throw 404), then the charge
  * (429). Only a call that succeeds is charged, exactly once.
  */
@@ -201,7 +198,7 @@ type AdmitRow = KeyRow & {
  * the quota when all of that holds and the operation costs something, and reads the data
  * version. Throws 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404,
  * 429) is returned with the caller, so that its answer still carries the quota headers. The
- * order is that of DECISIONS.md section 4; the caller checks its parameters before. The
+ * order is that of docs/DECISIONS.md section 4; the caller checks its parameters before. The
  * caller's usage is after the charge.
  */
 export async function admit(

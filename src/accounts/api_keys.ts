@@ -1,9 +1,9 @@
+import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./keys.ts";
-import { AdminError } from "./accounts.ts";
 import { iso } from "../catalog/common.ts";
 
-/** An account holds at most this many keys that are not revoked (DECISIONS.md section 3). */
+/** An account holds at most this many keys that are not revoked (docs/DECISIONS.md section 3). */
 export const MAX_ACTIVE_KEYS = 5;
 const MAX_NAME_LENGTH = 100;
 // api_keys.id is an integer column: a larger id names nothing, and must not become a SQL error.
@@ -63,16 +63,16 @@ export async function createApiKey(
   const email = options.email.trim();
   const name = options.name?.trim() || "default";
   if (name.length > MAX_NAME_LENGTH) {
-    throw new AdminError(`A key name has at most ${MAX_NAME_LENGTH} characters`);
+    throw new AccountError(`A key name has at most ${MAX_NAME_LENGTH} characters`);
   }
   const key = generateApiKey();
   const hash = await hashApiKey(key);
   return await sql.begin(async (tx) => {
     const [account]: [{ id: number; email_verified_at: Date | null }?] = await tx`
       select id, email_verified_at from accounts where lower(email) = lower(${email}) for update`;
-    if (!account) throw new AdminError(`Cannot find account "${email}"`);
+    if (!account) throw new AccountError(`Cannot find account "${email}"`);
     if (!account.email_verified_at) {
-      throw new AdminError(
+      throw new AccountError(
         `Account "${email}" has not verified its e-mail; verify it before creating a key`,
       );
     }
@@ -80,7 +80,7 @@ export async function createApiKey(
       select count(*)::int as active from api_keys
       where account_id = ${account.id} and revoked_at is null`;
     if (active >= MAX_ACTIVE_KEYS) {
-      throw new AdminError(
+      throw new AccountError(
         `Account "${email}" already holds ${active} keys that are not revoked (at most ` +
           `${MAX_ACTIVE_KEYS}); revoke one first`,
       );
@@ -97,7 +97,7 @@ export async function createApiKey(
 export async function listApiKeys(sql: Sql, email: string): Promise<ApiKeyInfo[]> {
   const [account]: [{ id: number }?] = await sql`
     select id from accounts where lower(email) = lower(${email.trim()})`;
-  if (!account) throw new AdminError(`Cannot find account "${email.trim()}"`);
+  if (!account) throw new AccountError(`Cannot find account "${email.trim()}"`);
   const rows = await sql<ApiKeyRow[]>`
     select id, prefix, name, created_at, last_used_at, revoked_at, revoked_by
     from api_keys where account_id = ${account.id} order by id`;
@@ -111,10 +111,10 @@ export async function revokeApiKey(
 ): Promise<ApiKeyInfo> {
   const { id, by } = options;
   if (!Number.isInteger(id) || id < 1 || id > MAX_ID) {
-    throw new AdminError(`Cannot find API key ${id}`);
+    throw new AccountError(`Cannot find API key ${id}`);
   }
   if (by !== "owner" && by !== "admin") {
-    throw new AdminError(`Unknown revoker "${by}"; use owner or admin`);
+    throw new AccountError(`Unknown revoker "${by}"; use owner or admin`);
   }
   const [row]: [ApiKeyRow?] = await sql`
     update api_keys set revoked_at = now(), revoked_by = ${by}
@@ -123,6 +123,6 @@ export async function revokeApiKey(
   if (row) return toInfo(row);
   const [existing]: [{ revoked_by: string }?] = await sql`
     select revoked_by from api_keys where id = ${id}`;
-  if (!existing) throw new AdminError(`Cannot find API key ${id}`);
-  throw new AdminError(`API key ${id} is already revoked (by ${existing.revoked_by})`);
+  if (!existing) throw new AccountError(`Cannot find API key ${id}`);
+  throw new AccountError(`API key ${id} is already revoked (by ${existing.revoked_by})`);
 }

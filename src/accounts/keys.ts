@@ -4,6 +4,7 @@
  * secret scanners find leaked keys; the checksum lets the server turn away a mistyped or
  * invented key without a database lookup. Only the SHA-256 hex digest is ever stored.
  */
+import { sha256Hex } from "../platform/crypto.ts";
 
 export const KEY_PREFIX = "oi_live_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -66,9 +67,8 @@ export function isWellFormedKey(raw: string): boolean {
 }
 
 /** The SHA-256 hex digest of the whole raw key: the only form in which keys are stored. */
-export async function hashApiKey(raw: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(raw));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+export function hashApiKey(raw: string): Promise<string> {
+  return sha256Hex(raw);
 }
 
 /** The short prefix shown when listing keys (the first 12 characters). */

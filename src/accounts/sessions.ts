@@ -4,7 +4,7 @@
  * lookup itself leaks nothing worth timing.
  */
 import type { Sql } from "../db/open.ts";
-import type { Plan } from "./accounts.ts";
+import type { Plan } from "../platform/plans.ts";
 
 export type TokenPurpose = "verify" | "signin";
 

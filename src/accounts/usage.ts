@@ -1,7 +1,5 @@
 import type { Sql } from "../db/open.ts";
-import { PLAN_LIMITS } from "../catalog/schemas.ts";
-
-type Plan = keyof typeof PLAN_LIMITS;
+import { type Plan, PLAN_LIMITS } from "../platform/plans.ts";
 
 /** An account's position in its monthly quota, after the current call's charge if any. */
 export interface UsageState {

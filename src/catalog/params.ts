@@ -1,5 +1,5 @@
 /**
- * Query-string parsing for REST (DECISIONS.md section 4): strings are turned into the types the
+ * Query-string parsing for REST (docs/DECISIONS.md section 4): strings are turned into the types the
  * shared zod schema expects (read from its JSON Schema), then the schema validates. Every bad
  * parameter gives one `details` entry of a single 422.
  */

@@ -6,12 +6,6 @@
 import { z } from "zod";
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
-export type Recommendation = (typeof RECOMMENDATIONS)[number];
-
-export const PLANS = ["free", "pro", "business"] as const;
-
-/** Monthly call limits by plan (DECISIONS.md section 2). */
-export const PLAN_LIMITS = { free: 20, pro: 1000, business: 5000 } as const;
 
 function intParam(min: number, max: number | undefined, description: string) {
   let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
@@ -63,7 +57,7 @@ export const BlogQuerySchema = z.object({
 });
 export type BlogQuery = z.infer<typeof BlogQuerySchema>;
 
-// An id is any integer: one that names nothing is a 404, not a 422 (DECISIONS.md section 4).
+// An id is any integer: one that names nothing is a 404, not a 422 (docs/DECISIONS.md section 4).
 export const OpportunityIdSchema = z.object({
   id: z.number().int("must be an integer").describe("Opportunity id"),
 });

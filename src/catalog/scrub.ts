@@ -1,5 +1,5 @@
 /**
- * Scrubbing of community text (DECISIONS.md section 8): user names and handles become `[user]`,
+ * Scrubbing of community text (docs/DECISIONS.md section 8): user names and handles become `[user]`,
  * e-mail addresses and telephone numbers are removed, and the white space left around a removed
  * item is tidied. Judgment calls, each pinned by a case in tests/catalog/scrub_test.ts:
  *

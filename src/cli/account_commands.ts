@@ -1,18 +1,17 @@
 /** Operator commands for accounts, API keys and quota use. */
+import { AccountError } from "../platform/errors.ts";
 import {
   type Account,
-  AdminError,
   createAccount,
   findAccountByEmail,
   isEmail,
   isPlan,
-  type Plan,
   setPlan,
   verifyAccount,
 } from "../accounts/accounts.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
 import { readUsage } from "../accounts/usage.ts";
-import { PLANS } from "../catalog/schemas.ts";
+import { type Plan, PLANS } from "../platform/plans.ts";
 import { type Command, type FlagSpec, positiveInteger, text } from "./args.ts";
 
 const MAX_ID = 2_147_483_647;
@@ -156,7 +155,7 @@ export const ACCOUNT_COMMANDS: Command[] = [
     run: async ({ sql, flags }) => {
       const email = text(flags, "email")!;
       const account = await findAccountByEmail(sql, email);
-      if (!account) throw new AdminError(`Cannot find account "${email.trim()}"`);
+      if (!account) throw new AccountError(`Cannot find account "${email.trim()}"`);
       const usage = await readUsage(sql, account);
       return {
         used: usage.used,

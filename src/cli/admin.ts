@@ -66,7 +66,7 @@ export async function runAdmin(args: string[], io: AdminIo = {}): Promise<number
     out(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
-    // Refusals (AdminError, ImportError "Line N: reason") and failures alike are one line for
+    // Refusals (AccountError, ImportError "Line N: reason") and failures alike are one line for
     // the operator; nothing reaches standard output, so a script never parses half a result.
     err(`Error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;

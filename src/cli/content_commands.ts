@@ -1,8 +1,8 @@
 /** Operator commands for the database and its content: migrations, import, demo data. */
+import { AccountError } from "../platform/errors.ts";
 import { DEFAULT_OPPORTUNITIES } from "../ingest/demo.ts";
 import { seedDemo } from "../ingest/seed.ts";
 import { importFile } from "../ingest/import.ts";
-import { AdminError } from "../accounts/accounts.ts";
 import { type Command, positiveInteger, text } from "./args.ts";
 
 /** `migrate`: listed first in the help, as the command an operator runs first. */
@@ -31,7 +31,7 @@ export const CONTENT_COMMANDS: Command[] = [
         try {
           await Deno.stat(path);
         } catch (error) {
-          throw new AdminError(`Cannot read file "${path}": ${(error as Error).message}`);
+          throw new AccountError(`Cannot read file "${path}": ${(error as Error).message}`);
         }
       }
       return await importFile(sql, path, {

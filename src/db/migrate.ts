@@ -1,3 +1,4 @@
+import { sha256Hex } from "../platform/crypto.ts";
 import type { Sql } from "./open.ts";
 
 /** One numbered migration file of `sql/`. */
@@ -11,11 +12,6 @@ export interface Migration {
 const SQL_DIR = new URL("../../sql/", import.meta.url);
 // Any fixed number; every process of the service takes this lock to migrate.
 const MIGRATION_LOCK = 4_2_0_1_7;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Reads `sql/NNNN_name.sql` in order; a gap or a duplicate number is an error. */
 export async function readMigrations(dir: URL = SQL_DIR): Promise<Migration[]> {

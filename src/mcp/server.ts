@@ -1,5 +1,5 @@
 /**
- * The hosted MCP endpoint (DECISIONS.md section 5): Streamable HTTP, stateless, JSON responses.
+ * The hosted MCP endpoint (docs/DECISIONS.md section 5): Streamable HTTP, stateless, JSON responses.
  * The key was checked by src/http before we get here. Since SDK 1.26 a server and a transport
  * serve one request only, so both are built per request; everything costly (the tool listing
  * with its JSON Schemas) is built once in createMcpHandler.
@@ -22,7 +22,7 @@ import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import { QuotaExceededError, toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
-import { corsHeaders, quotaHeaders, serializeJson } from "../rest/responses.ts";
+import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../accounts/usage.ts";
 import {

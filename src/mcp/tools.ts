@@ -157,7 +157,7 @@ export const TOOLS: readonly ToolDefinition[] = [
 
 /**
  * The `structuredContent` of an `isError` result: the REST error body of the same case
- * (DECISIONS.md section 5). Extra fields belong to the code, as on REST.
+ * (docs/DECISIONS.md section 5). Extra fields belong to the code, as on REST.
  */
 export const ToolErrorSchema = z.looseObject({
   // A string, not an enum, and a loose object: the npm stdio package reports more codes

@@ -1,8 +1,9 @@
 /**
  * Domain errors. The query layer and the auth code throw these; `src/http` maps them to a JSON
  * response and `src/mcp` to an `isError` tool result, each in one place. `body` is the REST
- * error body of DECISIONS.md section 4, shared by both surfaces.
+ * error body of docs/DECISIONS.md section 4, shared by both surfaces.
  */
+import type { Plan } from "./plans.ts";
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
@@ -43,8 +44,6 @@ export class KeyRevokedError extends ApiError {
     return { revoked_by: this.revokedBy };
   }
 }
-
-export type Plan = "free" | "pro" | "business";
 
 export class PlanRequiredError extends ApiError {
   readonly status = 403;
@@ -165,4 +164,13 @@ export function toApiError(error: unknown): ApiError {
     );
   }
   return new InternalError();
+}
+
+/**
+ * A refusal of an account or key operation (unknown account, unverified account, key limit,
+ * taken e-mail, ...), whoever asked: the operator CLI, the account area or the first start. It
+ * is not an HTTP error; each caller turns it into its own answer.
+ */
+export class AccountError extends Error {
+  override name = "AccountError";
 }

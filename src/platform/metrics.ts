@@ -4,6 +4,8 @@
  * Labels are route patterns and statuses only, never a raw path, key or account, so the number
  * of series stays small and nothing secret can leak into a scrape.
  */
+import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
+import { json } from "./responses.ts";
 import type { Sql } from "../db/open.ts";
 
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
@@ -203,27 +205,8 @@ async function databaseLines(sql: Sql): Promise<string[]> {
   return out;
 }
 
-const encoder = new TextEncoder();
-
-/** True when `a` equals `b`, in time that does not depend on where they differ. */
-async function sameSecret(a: string, b: string): Promise<boolean> {
-  // Digests have one length whatever the inputs, so the loop never exits early on length.
-  const [x, y] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
-  const p = new Uint8Array(x);
-  const q = new Uint8Array(y);
-  let diff = 0;
-  for (let i = 0; i < p.length; i++) diff |= p[i] ^ q[i];
-  return diff === 0;
-}
-
 function jsonError(status: number, error: string, message: string, headers = {}): Response {
-  return new Response(JSON.stringify({ error, message }), {
-    status,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
-  });
+  return json(status, { error, message }, headers);
 }
 
 /**
@@ -236,8 +219,9 @@ export function metricsHandler(
 ): (request: Request) => Promise<Response> {
   return async function serveMetrics(request: Request): Promise<Response> {
     if (!token) return jsonError(404, "not_found", 'Cannot find "/metrics"');
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-    if (!given || !(await sameSecret(given, token))) {
+    // Both digested first, so the comparison's time says nothing about the token's length.
+    const given = bearerToken(request);
+    if (!given || !timingSafeEqual(await sha256Hex(given), await sha256Hex(token))) {
       return jsonError(401, "unauthorized", "A valid metrics token is required", {
         "WWW-Authenticate": 'Bearer realm="metrics"',
       });

@@ -1,8 +1,9 @@
 /**
- * The request handler: a route table on URLPattern, the check order of DECISIONS.md section 4
+ * The request handler: a route table on URLPattern, the check order of docs/DECISIONS.md section 4
  * (method -> key -> parameters -> plan -> existence -> charge -> answer), one log line per
  * request, and errors mapped to JSON in one place.
  */
+import { bearerToken } from "../platform/crypto.ts";
 import type { z } from "zod";
 import {
   admit,
@@ -34,7 +35,7 @@ import {
 } from "../catalog/schemas.ts";
 import { openApiDocument } from "./openapi.ts";
 import { parseParams } from "../catalog/params.ts";
-import { errorResponse, json, preflight, quotaHeaders } from "./responses.ts";
+import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
 
 /** Handles a request to /mcp for an authenticated caller (src/mcp). */
 export type McpHandler = (request: Request, caller: Caller) => Promise<Response>;
@@ -132,8 +133,8 @@ const MCP_METHODS = "POST, OPTIONS";
 export function apiKeyOf(request: Request, url: URL): string | undefined {
   const header = request.headers.get("x-api-key")?.trim();
   if (header) return header;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
-  if (bearer) return bearer[1];
+  const bearer = bearerToken(request);
+  if (bearer) return bearer;
   return url.searchParams.get("api_key")?.trim() || undefined;
 }
 

@@ -19,7 +19,7 @@ import {
 
 type JsonSchema = Record<string, unknown>;
 
-/** The error body of every non-2xx answer (DECISIONS.md section 4). */
+/** The error body of every non-2xx answer (docs/DECISIONS.md section 4). */
 export const ErrorBodySchema = z.object({
   error: z.string().describe("A stable code: missing_api_key, invalid_api_key, key_revoked, ..."),
   message: z.string().describe("One sentence for a person"),

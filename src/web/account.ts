@@ -3,7 +3,7 @@
  * plan, this month's usage and the API keys (create, shown once; revoke). Every form that changes
  * something carries a CSRF token derived from the cookie it travels with.
  */
-import { AdminError } from "../accounts/accounts.ts";
+import { AccountError } from "../platform/errors.ts";
 import {
   type ApiKeyInfo,
   createApiKey,
@@ -175,7 +175,7 @@ export function createAccountArea(deps: AccountDeps) {
       // Answered here rather than through a redirect, so that the raw key is in no URL.
       return await dashboard(current, { created });
     } catch (error) {
-      if (!(error instanceof AdminError)) throw error;
+      if (!(error instanceof AccountError)) throw error;
       return await dashboard(current, { error: error.message, status: 409 });
     }
   }
@@ -198,7 +198,7 @@ export function createAccountArea(deps: AccountDeps) {
       await revokeApiKey(sql, { id: key.id, by: "owner" });
     } catch (error) {
       // Revoked by a concurrent request: the outcome the person asked for.
-      if (!(error instanceof AdminError)) throw error;
+      if (!(error instanceof AccountError)) throw error;
     }
     return redirect("/account?done=revoked");
   }

@@ -2,7 +2,8 @@
  * Signing up and signing in: the landing page's two forms, the e-mailed single-use link (verify
  * or sign in), and the session it opens. Mails are rate-limited per address and per IP.
  */
-import { AdminError, createAccount, findAccountByEmail, isEmail } from "../accounts/accounts.ts";
+import { AccountError } from "../platform/errors.ts";
+import { createAccount, findAccountByEmail, isEmail } from "../accounts/accounts.ts";
 import {
   cleanUp,
   findSession,
@@ -157,7 +158,7 @@ export function createSignIn(deps: AccountDeps) {
         account = await createAccount(sql, { email });
       } catch (error) {
         // Created by a concurrent request in the meantime: carry on with that account.
-        if (!(error instanceof AdminError)) throw error;
+        if (!(error instanceof AccountError)) throw error;
         account = await findAccountByEmail(sql, email);
       }
     }

@@ -5,6 +5,7 @@
  * change of content bumps; lists also expire after a minute, so that a scheduled article
  * appears soon after its publication time.
  */
+import { sha256Hex } from "../platform/crypto.ts";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
@@ -63,13 +64,7 @@ async function contentVersion(sql: Sql): Promise<number> {
 }
 
 async function etagOf(body: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  const hex = Array.from(
-    new Uint8Array(digest).slice(0, 12),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
-  return `"${hex}"`;
+  return `"${(await sha256Hex(body)).slice(0, 24)}"`;
 }
 
 async function rendered(body: string, contentType = "text/html; charset=utf-8") {

@@ -2,8 +2,7 @@
  * Security helpers of the web area: random tokens stored only as digests, constant-time
  * comparison, cookies, CSRF tokens and the security headers every page carries.
  */
-
-const encoder = new TextEncoder();
+import { sha256Hex, timingSafeEqual } from "../platform/crypto.ts";
 
 /** A new random secret: 32 bytes from the system's cryptographic source, base64url. */
 export function randomToken(): string {
@@ -17,18 +16,8 @@ function base64url(bytes: Uint8Array): string {
 }
 
 /** The SHA-256 hex digest of a token: the only form in which tokens and sessions are stored. */
-export async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(token));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Compares two strings in time that depends only on their lengths, not on where they differ. */
-export function timingSafeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ (y[i % (y.length || 1)] ?? 0);
-  return diff === 0;
+export function hashToken(token: string): Promise<string> {
+  return sha256Hex(token);
 }
 
 /**

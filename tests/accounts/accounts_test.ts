@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { AccountError } from "../../src/platform/errors.ts";
 import {
-  AdminError,
   createAccount,
   findAccountByEmail,
   setPlan,
@@ -37,7 +37,7 @@ dbTest(
     await createAccount(sql, { email: "dup@example.com" });
     await assert.rejects(
       createAccount(sql, { email: "DUP@Example.com", plan: "pro" }),
-      (e: unknown) => e instanceof AdminError && /already exists/.test(e.message),
+      (e: unknown) => e instanceof AccountError && /already exists/.test(e.message),
     );
     assert.equal(await accountCount(sql), 1);
     assert.equal((await findAccountByEmail(sql, "dup@example.com"))?.plan, "free");
@@ -45,8 +45,8 @@ dbTest(
 );
 
 dbTest("createAccount refuses a malformed e-mail and an unknown plan", async ({ sql }) => {
-  await assert.rejects(createAccount(sql, { email: "not-an-email" }), AdminError);
-  await assert.rejects(createAccount(sql, { email: "a b@c" }), AdminError);
+  await assert.rejects(createAccount(sql, { email: "not-an-email" }), AccountError);
+  await assert.rejects(createAccount(sql, { email: "a b@c" }), AccountError);
   await assert.rejects(
     // deno-lint-ignore no-explicit-any
     createAccount(sql, { email: "a@b.c", plan: "gold" as any }),
@@ -72,8 +72,8 @@ dbTest("setPlan changes the plan and refuses unknown accounts and plans", async 
   await createAccount(sql, { email: "p@example.com" });
   assert.equal((await setPlan(sql, "P@EXAMPLE.com", "pro")).plan, "pro");
   assert.equal((await findAccountByEmail(sql, "p@example.com"))?.plan, "pro");
-  await assert.rejects(setPlan(sql, "ghost@example.com", "pro"), AdminError);
+  await assert.rejects(setPlan(sql, "ghost@example.com", "pro"), AccountError);
   // deno-lint-ignore no-explicit-any
-  await assert.rejects(setPlan(sql, "p@example.com", "gold" as any), AdminError);
+  await assert.rejects(setPlan(sql, "p@example.com", "gold" as any), AccountError);
   assert.equal((await findAccountByEmail(sql, "p@example.com"))?.plan, "pro");
 });

@@ -1,7 +1,8 @@
+import { AccountError } from "../../src/platform/errors.ts";
 import assert from "node:assert/strict";
 import type { Sql } from "../../src/db/open.ts";
 import { hashApiKey, isWellFormedKey } from "../../src/accounts/keys.ts";
-import { AdminError, createAccount } from "../../src/accounts/accounts.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
 import {
   createApiKey,
   listApiKeys,
@@ -36,12 +37,12 @@ dbTest(
   async ({ sql }) => {
     await assert.rejects(
       createApiKey(sql, { email: "ghost@example.com" }),
-      (e: unknown) => e instanceof AdminError && /Cannot find account/.test(e.message),
+      (e: unknown) => e instanceof AccountError && /Cannot find account/.test(e.message),
     );
     await createAccount(sql, { email: "u@example.com" });
     await assert.rejects(
       createApiKey(sql, { email: "u@example.com" }),
-      (e: unknown) => e instanceof AdminError && /has not verified/.test(e.message),
+      (e: unknown) => e instanceof AccountError && /has not verified/.test(e.message),
     );
     assert.equal(await keyCount(sql), 0);
   },
@@ -55,13 +56,13 @@ dbTest("createApiKey refuses a sixth active key; a revoked one frees a place", a
   }
   await assert.rejects(
     createApiKey(sql, { email: "five@example.com" }),
-    (e: unknown) => e instanceof AdminError && /already holds 5 keys/.test(e.message),
+    (e: unknown) => e instanceof AccountError && /already holds 5 keys/.test(e.message),
   );
   assert.equal(await keyCount(sql), 5);
   await revokeApiKey(sql, { id: keys[0].id, by: "owner" });
   await createApiKey(sql, { email: "five@example.com" });
   assert.equal(await keyCount(sql), 6);
-  await assert.rejects(createApiKey(sql, { email: "five@example.com" }), AdminError);
+  await assert.rejects(createApiKey(sql, { email: "five@example.com" }), AccountError);
   assert.equal(await keyCount(sql), 6);
 });
 
@@ -77,7 +78,7 @@ dbTest("createApiKey keeps the 5-key limit under 10 concurrent creations", async
   const made = results.filter((r) => r.status === "fulfilled");
   const refused = results.filter((r) => r.status === "rejected");
   assert.equal(made.length, 5);
-  for (const r of refused) assert.ok(r.reason instanceof AdminError, String(r.reason));
+  for (const r of refused) assert.ok(r.reason instanceof AccountError, String(r.reason));
   assert.equal(await keyCount(sql), 5);
   // Another account's limit is its own.
   await createApiKey(sql, { email: "other@example.com" });
@@ -110,7 +111,7 @@ dbTest("listApiKeys lists keys without the raw key or its digest", async ({ sql 
   assert.ok(!text.includes(a.key) && !text.includes(b.key));
   assert.ok(!text.includes(await hashApiKey(b.key)));
   assert.deepEqual(await listApiKeys(sql, "m@example.com").then((l) => l.length), 1);
-  await assert.rejects(listApiKeys(sql, "ghost@example.com"), AdminError);
+  await assert.rejects(listApiKeys(sql, "ghost@example.com"), AccountError);
 });
 
 dbTest("revokeApiKey records who revoked; refuses unknown and revoked keys", async ({ sql }) => {
@@ -122,7 +123,7 @@ dbTest("revokeApiKey records who revoked; refuses unknown and revoked keys", asy
   assert.ok(revoked.revoked_at);
   await assert.rejects(
     revokeApiKey(sql, { id: key.id, by: "admin" }),
-    (e: unknown) => e instanceof AdminError && /already revoked/.test(e.message),
+    (e: unknown) => e instanceof AccountError && /already revoked/.test(e.message),
   );
   const [row] = await sql`select revoked_by, revoked_at from api_keys where id = ${key.id}`;
   assert.equal(row.revoked_by, "owner", "a second revoke changes nothing");

@@ -1,5 +1,5 @@
 /** Building responses: JSON bodies, CORS, quota headers, and every error mapped in one place. */
-import { type ApiError, MethodNotAllowedError, toApiError } from "../platform/errors.ts";
+import { type ApiError, MethodNotAllowedError, toApiError } from "./errors.ts";
 import type { UsageState } from "../accounts/usage.ts";
 
 const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset";

@@ -1,0 +1,18 @@
+/**
+ * The plans and what each allows: the price list that accounts, admission, errors, the edges and
+ * the stdio package all read. A plan includes every plan ranked below it.
+ */
+export const PLANS = ["free", "pro", "business"] as const;
+
+export type Plan = (typeof PLANS)[number];
+
+/** Monthly call limits by plan; the count resets at 00:00 UTC on the 1st. */
+export const PLAN_LIMITS: Record<Plan, number> = { free: 20, pro: 1000, business: 5000 };
+
+/** The order of the plans: an operation open to a plan is open to every higher one. */
+export const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
+
+/** True when `plan` is `required` or higher. */
+export function planIncludes(plan: Plan, required: Plan): boolean {
+  return PLAN_RANK[plan] >= PLAN_RANK[required];
+}
