@@ -45,6 +45,22 @@ export function pageWindow(sql: Sql, page: number, pageSize: number): postgres.F
   return sql`limit ${pageSize} offset ${(page - 1) * pageSize}`;
 }
 
+/** `exists` of the row of `table` with this id, as a fragment of a larger statement. */
+export function rowExistsFragment(
+  sql: Sql,
+  table: "opportunities" | "themes",
+  id: number,
+): postgres.Fragment {
+  return isRowId(id) ? sql`exists (select 1 from ${sql(table)} where id = ${id})` : sql`false`;
+}
+
+/** The data version: bumped by every import that changes content, the key of cached answers. */
+export async function readDataVersion(sql: Sql): Promise<number> {
+  const [row] = await sql<{ version: number }[]>`
+    select version::float8 as version from data_version`;
+  return row?.version ?? 0;
+}
+
 /** True when `id` can name a row (ids are positive PostgreSQL integers). */
 export function isRowId(id: number): boolean {
   return Number.isSafeInteger(id) && id >= 1 && id <= 2147483647;

@@ -7,6 +7,7 @@
 import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
 import type { Sql } from "../db/open.ts";
+import { connectionsByState } from "../db/status.ts";
 
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
 export interface CacheCounts {
@@ -168,24 +169,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
 const CONNECTION_STATES = ["active", "idle", "idle in transaction", "other"];
 
-/**
- * Whether the database answers, and its connections by state. postgres.js keeps its pool
- * counts private, so the server's own view is used: every connection to this database (all
- * instances, and the pooler's server connections behind a pooler), less the one asking.
- */
+/** Whether the database answers, and its connections by state. */
 async function databaseLines(sql: Sql): Promise<string[]> {
   const out = [
     "# HELP oppintel_db_up Whether the database answered the scrape's query (1) or not (0).",
     "# TYPE oppintel_db_up gauge",
   ];
-  let rows: { state: string; n: number }[];
-  try {
-    rows = await sql<{ state: string; n: number }[]>`
-      select coalesce(state, 'other') as state, count(*)::int as n from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid()
-        and backend_type = 'client backend'
-      group by 1`;
-  } catch {
+  const rows = await connectionsByState(sql);
+  if (!rows) {
     out.push("oppintel_db_up 0");
     return out;
   }

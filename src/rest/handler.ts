@@ -23,7 +23,8 @@ import {
   QuotaExceededError,
   toApiError,
 } from "../platform/errors.ts";
-import { isRowId } from "../catalog/common.ts";
+import { rowExistsFragment } from "../catalog/common.ts";
+import { isDatabaseUp } from "../db/status.ts";
 import type { UsageState } from "../accounts/usage.ts";
 import {
   BlogQuerySchema,
@@ -82,7 +83,7 @@ function pathParams<S extends z.ZodObject>(schema: S, input: RouteInput): z.infe
 /** `exists` of a row by id, checked in the admission statement so a 404 is never charged. */
 function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
   return {
-    check: isRowId(id) ? sql`exists (select 1 from ${sql(table)} where id = ${id})` : sql`false`,
+    check: rowExistsFragment(sql, table, id),
     notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),
   };
 }
@@ -330,10 +331,7 @@ function logFailure(error: unknown, request: Request, url: URL): void {
 }
 
 async function health(sql: Sql): Promise<Response> {
-  try {
-    await sql`select 1`;
-    return json(200, { status: "ok" });
-  } catch {
-    return json(503, { status: "unavailable", error: "service_unavailable" });
-  }
+  return await isDatabaseUp(sql)
+    ? json(200, { status: "ok" })
+    : json(503, { status: "unavailable", error: "service_unavailable" });
 }

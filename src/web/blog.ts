@@ -9,7 +9,7 @@ import { sha256Hex } from "../platform/crypto.ts";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
-import type { QueryContext } from "../catalog/common.ts";
+import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 import { getOpportunity } from "../catalog/opportunities.ts";
 import { VersionedCache } from "../catalog/cache.ts";
 import type { BlogListItem, BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
@@ -54,13 +54,6 @@ async function cachedPage(
     if (error === NO_PAGE) return undefined;
     throw error;
   }
-}
-
-async function contentVersion(sql: Sql): Promise<number> {
-  const [row] = await sql<
-    { version: number }[]
-  >`select version::float8 as version from data_version`;
-  return row?.version ?? 0;
 }
 
 async function etagOf(body: string): Promise<string> {
@@ -233,7 +226,7 @@ export async function blogPage(
   search: URLSearchParams,
 ): Promise<Rendered | undefined> {
   const { sql, context, cache } = deps;
-  const version = await contentVersion(sql);
+  const version = await readDataVersion(sql);
   if (path === "/blog" || path === "/blog/") {
     const raw = search.get("page") ?? "1";
     if (!/^[1-9]\d{0,5}$/.test(raw)) return undefined;
