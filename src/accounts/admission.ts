@@ -132,7 +132,7 @@ function touchKey(sql: Sql, keyId: number, lastUsed: Date | null, now: Date): vo
 }
 
 /** Throws 403 plan_required when the caller's plan is below the operation's. */
-export function requirePlan(caller: Caller, operation: Operation): void {
+function requirePlan(caller: Caller, operation: Operation): void {
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     throw new PlanRequiredError(operation.plan, caller.plan, operation.name);
   }

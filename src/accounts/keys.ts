@@ -6,7 +6,7 @@
  */
 import { sha256Hex } from "../platform/crypto.ts";
 
-export const KEY_PREFIX = "oi_live_";
+const KEY_PREFIX = "oi_live_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 44;
 const CHECKSUM_LENGTH = 6;

@@ -88,7 +88,7 @@ export async function importFile(
 }
 
 /** The lines of a byte stream, without their line ends. */
-export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let rest = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     rest += chunk;

@@ -99,7 +99,7 @@ export type BlogPostRecord = z.input<typeof BlogPostRecordSchema>;
 /** One line of an import file, as written (optional fields may be left out). */
 export type ImportRecord = CategoryRecord | ThemeRecord | OpportunityRecord | BlogPostRecord;
 
-export const RECORD_SCHEMAS = {
+const RECORD_SCHEMAS = {
   category: CategoryRecordSchema,
   theme: ThemeRecordSchema,
   opportunity: OpportunityRecordSchema,

@@ -176,11 +176,6 @@ export const ToolErrorSchema = z.looseObject({
   reset_at: z.string().optional().describe("quota_exceeded: when the quota resets"),
 }).describe("Present when isError is true");
 
-/** The tool of a name, or undefined. */
-export function findTool(name: string): ToolDefinition | undefined {
-  return TOOLS.find((t) => t.name === name);
-}
-
 /** A JSON Schema object as MCP `tools/list` carries it. */
 export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
 

@@ -113,11 +113,11 @@ export class ServiceUnavailableError extends ApiError {
 }
 
 /** True for a statement cancelled by the statement time-out (SQLSTATE 57014). */
-export function isStatementTimeout(error: unknown): boolean {
+function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as Error & { code?: string }).code === "57014";
 }
 
-export class InternalError extends ApiError {
+class InternalError extends ApiError {
   readonly status = 500;
   readonly code = "internal_error";
   constructor() {
@@ -129,7 +129,7 @@ export class InternalError extends ApiError {
  * True for errors that mean the database cannot be reached (connection refused or lost,
  * start-up, shutdown), as opposed to a bug in a statement.
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const e = error as Error & { code?: string };
   const codes = [

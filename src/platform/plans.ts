@@ -11,8 +11,3 @@ export const PLAN_LIMITS: Record<Plan, number> = { free: 20, pro: 1000, business
 
 /** The order of the plans: an operation open to a plan is open to every higher one. */
 export const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
-
-/** True when `plan` is `required` or higher. */
-export function planIncludes(plan: Plan, required: Plan): boolean {
-  return PLAN_RANK[plan] >= PLAN_RANK[required];
-}

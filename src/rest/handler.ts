@@ -131,7 +131,7 @@ const REST_METHODS = "GET, OPTIONS";
 const MCP_METHODS = "POST, OPTIONS";
 
 /** The raw key of a request: X-API-Key, then Authorization: Bearer, then ?api_key=. */
-export function apiKeyOf(request: Request, url: URL): string | undefined {
+function apiKeyOf(request: Request, url: URL): string | undefined {
   const header = request.headers.get("x-api-key")?.trim();
   if (header) return header;
   const bearer = bearerToken(request);

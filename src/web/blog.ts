@@ -103,7 +103,7 @@ function relatedOpportunity(opportunity: OpportunityDetail | undefined): SafeHtm
 }
 
 /** The article page of `post`. */
-export function renderArticle(post: BlogPost, opportunity?: OpportunityDetail): string {
+function renderArticle(post: BlogPost, opportunity?: OpportunityDetail): string {
   const image = isHttpUrl(post.cover_image_url) ? post.cover_image_url : undefined;
   const head = html`<link rel="canonical" href="${post.url}">
 <meta property="og:type" content="article">
@@ -147,7 +147,7 @@ ${tagList(item.tags)}
 }
 
 /** The list page `pageNumber` of published articles. */
-export async function renderList(sql: Sql, context: QueryContext, pageNumber: number) {
+async function renderList(sql: Sql, context: QueryContext, pageNumber: number) {
   const list = await listBlogPosts(sql, { page: pageNumber, page_size: PAGE_SIZE }, context);
   if (list.items.length === 0 && pageNumber > 1) return undefined;
   const last = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
@@ -188,7 +188,7 @@ function xml(text: string): string {
 }
 
 /** The Atom feed of the newest published articles. */
-export async function renderFeed(sql: Sql, context: QueryContext): Promise<string> {
+async function renderFeed(sql: Sql, context: QueryContext): Promise<string> {
   const list = await listBlogPosts(sql, { page: 1, page_size: PAGE_SIZE }, context);
   const base = context.publicBaseUrl;
   const updated = list.items[0]?.published_at ?? new Date(0).toISOString();
