@@ -1,13 +1,11 @@
 import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./keys.ts";
-import { iso } from "../catalog/common.ts";
+import { iso, isRowId } from "../catalog/common.ts";
 
 /** An account holds at most this many keys that are not revoked (docs/DECISIONS.md section 3). */
 export const MAX_ACTIVE_KEYS = 5;
 const MAX_NAME_LENGTH = 100;
-// api_keys.id is an integer column: a larger id names nothing, and must not become a SQL error.
-const MAX_ID = 2_147_483_647;
 
 /** A newly created key: the only time the raw key is ever shown. */
 export interface CreatedApiKey {
@@ -110,7 +108,7 @@ export async function revokeApiKey(
   options: { id: number; by: "owner" | "admin" },
 ): Promise<ApiKeyInfo> {
   const { id, by } = options;
-  if (!Number.isInteger(id) || id < 1 || id > MAX_ID) {
+  if (!isRowId(id)) {
     throw new AccountError(`Cannot find API key ${id}`);
   }
   if (by !== "owner" && by !== "admin") {

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Sql } from "../db/open.ts";
+import { MAX_INTEGER, type Sql } from "../db/open.ts";
 
 /** Options every content query needs to build public URLs. */
 export interface QueryContext {
@@ -63,5 +63,5 @@ export async function readDataVersion(sql: Sql): Promise<number> {
 
 /** True when `id` can name a row (ids are positive PostgreSQL integers). */
 export function isRowId(id: number): boolean {
-  return Number.isSafeInteger(id) && id >= 1 && id <= 2147483647;
+  return Number.isSafeInteger(id) && id >= 1 && id <= MAX_INTEGER;
 }

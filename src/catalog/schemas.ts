@@ -7,6 +7,9 @@ import { z } from "zod";
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
+/** A slug: lowercase ASCII letters and digits in words joined by single dashes. */
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 function intParam(min: number, max: number | undefined, description: string) {
   let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
   if (max !== undefined) s = s.max(max, `must be at most ${max}`);

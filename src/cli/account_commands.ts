@@ -1,4 +1,5 @@
 /** Operator commands for accounts, API keys and quota use. */
+import { MAX_INTEGER } from "../db/open.ts";
 import { AccountError } from "../platform/errors.ts";
 import {
   type Account,
@@ -13,8 +14,6 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts
 import { readUsage } from "../accounts/usage.ts";
 import { type Plan, PLANS } from "../platform/plans.ts";
 import { type Command, type FlagSpec, positiveInteger, text } from "./args.ts";
-
-const MAX_ID = 2_147_483_647;
 
 const emailFlag: FlagSpec = {
   name: "email",
@@ -131,7 +130,7 @@ export const ACCOUNT_COMMANDS: Command[] = [
         value: "ID",
         required: true,
         help: "The key's id (from `key list`)",
-        check: positiveInteger(MAX_ID),
+        check: positiveInteger(MAX_INTEGER),
       },
       {
         name: "by",

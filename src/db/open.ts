@@ -4,6 +4,9 @@ import type { EmbeddedServer } from "./embedded.ts";
 
 export type Sql = postgres.Sql;
 
+/** The largest value of a PostgreSQL `integer` column (ids, counts). */
+export const MAX_INTEGER = 2_147_483_647;
+
 /** An open database: the postgres.js handle every query uses, whichever engine is behind it. */
 export interface Database {
   readonly sql: Sql;

@@ -2,14 +2,16 @@
  * The import format: one JSON record a line, each with a `type` (category, theme, opportunity,
  * blog_post), validated by the zod schemas below; and the slug an opportunity gets from its title.
  */
+import { MAX_INTEGER } from "../db/open.ts";
 import { z } from "zod";
-import { RECOMMENDATIONS } from "../catalog/schemas.ts";
+import { RECOMMENDATIONS, SLUG_PATTERN } from "../catalog/schemas.ts";
 
 // ---- Record schemas --------------------------------------------------------------------------
 
-const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-
-const Slug = z.string().regex(SLUG, "must be a slug of lowercase letters, digits and dashes");
+const Slug = z.string().regex(
+  SLUG_PATTERN,
+  "must be a slug of lowercase letters, digits and dashes",
+);
 const Text = z.string();
 const Required = z.string().trim().min(1, "must not be empty");
 const DateTime = z.iso.datetime({
@@ -17,7 +19,7 @@ const DateTime = z.iso.datetime({
   error: "must be an ISO 8601 date-time with a UTC offset",
 });
 const Count = z.number().int("must be an integer").min(0, "must be at least 0")
-  .max(2147483647, "must be at most 2147483647");
+  .max(MAX_INTEGER, `must be at most ${MAX_INTEGER}`);
 const StringList = z.array(z.string()).default([]);
 
 function range(min: number, max: number) {

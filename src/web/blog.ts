@@ -12,11 +12,15 @@ import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
 import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 import { getOpportunity } from "../catalog/opportunities.ts";
 import { VersionedCache } from "../catalog/cache.ts";
-import type { BlogListItem, BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
+import {
+  type BlogListItem,
+  type BlogPost,
+  type OpportunityDetail,
+  SLUG_PATTERN,
+} from "../catalog/schemas.ts";
 import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 
-const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const PAGE_SIZE = 20;
 const PAGE_TTL_MS = 60_000;
 const MAX_ENTRIES = 1000;
@@ -244,7 +248,7 @@ export async function blogPage(
     );
   }
   const match = /^\/blog\/([^/]+)\/?$/.exec(path);
-  if (!match || !SLUG.test(match[1])) return undefined;
+  if (!match || !SLUG_PATTERN.test(match[1])) return undefined;
   const slug = match[1];
   return await cachedPage(cache, version, `post:${slug}`, async () => {
     let post: BlogPost;
