@@ -1,0 +1,238 @@
+/**
+ * `deno task bench:ab`: two versions of the service side by side on one PostgreSQL database,
+ * loaded in turns (A, B, A, B, ...) so that the machine's drift hits both alike. A is a git
+ * revision (checked out into a temporary worktree), B is this checkout as it stands. Prints each
+ * round and the median ratio B/A of requests per second per scenario.
+ *
+ * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
+ */
+import { loadRun } from "./measure.ts";
+import { createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import { freePort, start, stopAll, waitReady } from "./procs.ts";
+import type { LoadSpec } from "./load.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+const HELP = `Usage: deno task bench:ab --a REV [flags]
+
+Runs the service at git revision REV (A) and this checkout (B) on one database, and loads them
+in turns with autocannon.
+
+Flags:
+  --a REV               The revision to compare against (required), e.g. main~3 or a commit
+  --opportunities N     Opportunities in the database (default 1000000; reused when it matches)
+  --database NAME       Database name (default oppintel_bench)
+  --scenarios LIST      Comma-separated: ${"list,list_filtered,detail,mcp_list,mcp_detail"} (default all)
+  --rounds N            A/B pairs per scenario (default 3)
+  --duration S          Measured seconds of each run (default 5)
+  --warmup S            Warm-up seconds of each run (default 2)
+  --connections N       Connections of each run (default 50)
+
+Both versions must accept the database's migrations (B may add migrations that A lacks only if
+A tolerates them). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
+
+interface Options {
+  a: string;
+  opportunities: number;
+  database: string;
+  scenarios: string[];
+  rounds: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+}
+
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  "accept": "application/json, text/event-stream",
+};
+
+function mcpCall(name: string, args: Record<string, unknown>): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+}
+
+/** The scenarios: one route each, the same request for A and B. */
+function specs(pro: string): Record<string, Omit<LoadSpec, "base" | "idRange">> {
+  const common = { keys: [pro], connections: 0, warmupSeconds: 0, seconds: 0 };
+  return {
+    list: { ...common, path: "/api/v1/opportunities" },
+    list_filtered: {
+      ...common,
+      path: "/api/v1/opportunities?platform=reddit&min_score=70&recommendation=Build",
+    },
+    detail: { ...common, path: "/api/v1/opportunities/{id}" },
+    mcp_list: {
+      ...common,
+      path: "/mcp/",
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: mcpCall("query_opportunities", {}),
+      rejectBodyContaining: '"isError":true',
+    },
+    mcp_detail: {
+      ...common,
+      path: "/mcp/",
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: mcpCall("get_opportunity", { id: "{id}" }),
+      rejectBodyContaining: '"isError":true',
+    },
+  };
+}
+
+function parseOptions(args: string[]): Options {
+  const o: Options = {
+    a: "",
+    opportunities: 1_000_000,
+    database: "oppintel_bench",
+    scenarios: ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"],
+    rounds: 3,
+    duration: 5,
+    warmup: 2,
+    connections: 50,
+  };
+  const numbers: Record<string, keyof Options> = {
+    "--opportunities": "opportunities",
+    "--rounds": "rounds",
+    "--duration": "duration",
+    "--warmup": "warmup",
+    "--connections": "connections",
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = args[i + 1];
+    if (arg === "--help" || arg === "-h") {
+      console.log(HELP);
+      Deno.exit(0);
+    } else if (arg === "--a" && value) {
+      o.a = value;
+      i++;
+    } else if (arg === "--database" && value && /^[a-z_][a-z0-9_]*$/.test(value)) {
+      o.database = value;
+      i++;
+    } else if (arg === "--scenarios" && value) {
+      o.scenarios = value.split(",").map((s) => s.trim()).filter(Boolean);
+      i++;
+    } else if (arg in numbers && /^\d+$/.test(value ?? "") && Number(value) > 0) {
+      (o[numbers[arg]] as number) = Number(value);
+      i++;
+    } else throw new Error(`Bad flag or value "${arg}" (see --help)`);
+  }
+  if (!o.a) throw new Error('Missing "--a REV" (see --help)');
+  return o;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function run(command: string, args: string[], cwd: string): Promise<void> {
+  const out = await new Deno.Command(command, { args, cwd, stdout: "null", stderr: "piped" })
+    .output();
+  if (out.code !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+/** A temporary worktree of `rev` with its npm dependencies installed. */
+async function checkout(rev: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "oppintel-ab-" });
+  await run("git", ["worktree", "add", "--detach", dir, rev], ROOT);
+  await run(Deno.execPath(), ["install", "--quiet"], dir);
+  return dir;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(Deno.args);
+  const adminUrl = Deno.env.get("BENCH_POSTGRES_URL") ??
+    "postgres://postgres@127.0.0.1:5432/postgres";
+  const db = await prepareDatabase(adminUrl, {
+    name: options.database,
+    opportunities: options.opportunities,
+    fresh: false,
+    cwd: ROOT,
+  });
+  const keys = await createBenchKeys(db.url);
+  const keeper = quotaKeeper(db.url);
+  console.error(`[ab] checking out ${options.a}`);
+  const dirA = await checkout(options.a);
+  try {
+    const bases: Record<"A" | "B", string> = { A: "", B: "" };
+    for (const [side, cwd] of [["A", dirA], ["B", ROOT]] as const) {
+      const port = freePort();
+      const proc = await start(`ab-${side}`, ["main.ts"], {
+        cwd,
+        env: { DATABASE_URL: db.url, PORT: String(port), SEED_DEMO: "off" },
+      });
+      bases[side] = `http://127.0.0.1:${port}`;
+      await waitReady(proc, `${bases[side]}/healthz`);
+    }
+    const all = specs(keys.pro);
+    const rows: string[] = [
+      "| scenario | A req/s | B req/s | B/A (median of rounds) | B non-2xx |",
+    ];
+    rows.push("|---|---|---|---|---|");
+    for (const id of options.scenarios) {
+      const spec = all[id];
+      if (!spec) throw new Error(`Unknown scenario "${id}"`);
+      const rps: Record<"A" | "B", number[]> = { A: [], B: [] };
+      let bad = 0;
+      for (let round = 0; round < options.rounds; round++) {
+        // Alternate which side goes first, so neither always runs on a warmer machine.
+        const order = round % 2 === 0 ? ["A", "B"] as const : ["B", "A"] as const;
+        for (const side of order) {
+          await keeper.reset();
+          keeper.startLoop();
+          const result = await loadRun({
+            ...spec,
+            base: bases[side],
+            idRange: db.idRange,
+            connections: options.connections,
+            warmupSeconds: options.warmup,
+            seconds: options.duration,
+          }, ROOT);
+          await keeper.stopLoop();
+          rps[side].push(result.rps);
+          if (side === "B") bad += result.non2xx + result.mismatches;
+          console.error(
+            `[ab] ${id} round ${round + 1} ${side}: ${result.rps.toFixed(0)} req/s, ` +
+              `p99 ${result.p99} ms, non-2xx ${result.non2xx}, mismatches ${result.mismatches}`,
+          );
+        }
+      }
+      const ratios = rps.B.map((b, i) => b / rps.A[i]);
+      rows.push(
+        `| ${id} | ${median(rps.A).toFixed(0)} | ${median(rps.B).toFixed(0)} | ` +
+          `${median(ratios).toFixed(2)}x (${
+            ratios.map((r) => r.toFixed(2)).join(", ")
+          }) | ${bad} |`,
+      );
+    }
+    console.log(
+      `A = ${options.a}, B = this checkout; ${db.opportunities} opportunities, ` +
+        `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s\n`,
+    );
+    console.log(rows.join("\n"));
+  } finally {
+    await stopAll();
+    await keeper.close();
+    await run("git", ["worktree", "remove", "--force", dirA], ROOT);
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await main();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    await stopAll();
+    Deno.exit(1);
+  }
+}
