@@ -10,7 +10,7 @@ import { createContent } from "./src/catalog/content.ts";
 import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
 import { DEMO_EMAIL, type FirstStart, seedFirstStart } from "./src/ingest/seed.ts";
-import { createHandler } from "./src/rest/handler.ts";
+import { createApp } from "./src/app.ts";
 import { errorResponse } from "./src/platform/responses.ts";
 import { ServiceUnavailableError } from "./src/platform/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
@@ -18,7 +18,7 @@ import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 
-export { createHandler } from "./src/rest/handler.ts";
+export { createApp } from "./src/app.ts";
 
 /** Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. */
 export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
@@ -46,8 +46,7 @@ export function buildHandler(
   const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
   const metrics = createMetrics({ content, sql: db.sql, poolMax: config.db.poolMax });
   const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
-  const serveMetrics = metricsHandler(metrics, config.metricsToken);
-  const handler = createHandler({
+  return createApp({
     sql: db.sql,
     content,
     log: (entry) => {
@@ -63,9 +62,8 @@ export function buildHandler(
       contactEmail: config.contactEmail,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
     }),
+    metrics: metricsHandler(metrics, config.metricsToken),
   });
-  return (request, info) =>
-    new URL(request.url).pathname === "/metrics" ? serveMetrics(request) : handler(request, info);
 }
 
 // For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.

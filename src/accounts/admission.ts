@@ -4,6 +4,7 @@
  * rules (docs/DECISIONS.md sections 1-3).
  */
 import type { Sql } from "../db/open.ts";
+import { bearerToken } from "../platform/crypto.ts";
 import {
   InvalidApiKeyError,
   KeyRevokedError,
@@ -257,4 +258,13 @@ export async function admit(
 export async function refund(sql: Sql, caller: Caller, chargedAt: Date): Promise<void> {
   // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
   await refundQuota(sql, caller.accountId, chargedAt).catch(() => {});
+}
+
+/** The raw key of a request: X-API-Key, then Authorization: Bearer, then ?api_key=. */
+export function apiKeyOf(request: Request, url: URL): string | undefined {
+  const header = request.headers.get("x-api-key")?.trim();
+  if (header) return header;
+  const bearer = bearerToken(request);
+  if (bearer) return bearer;
+  return url.searchParams.get("api_key")?.trim() || undefined;
 }

@@ -38,7 +38,7 @@ const cacheCounter = meter.createCounter("oppintel.cache.lookups", {
   description: "Content cache lookups, by outcome (hit or miss)",
 });
 
-// What src/rest/handler.ts redactedPath puts in place of an api_key value.
+// What src/platform/request_log.ts redactedPath puts in place of an api_key value.
 const REDACTED = "[redacted]";
 
 // The cache outcome of each request's span so far: "miss" once any lookup missed.

@@ -4,7 +4,7 @@
  * the script calls itself a few times and exits, which flushes the OTLP exporter.
  */
 import { annotateSpan, noteCacheLookup, telemetryEnabled } from "../../src/platform/telemetry.ts";
-import { redactedPath } from "../../src/rest/handler.ts";
+import { redactedPath } from "../../src/platform/request_log.ts";
 
 console.log(JSON.stringify({ enabled: telemetryEnabled() }));
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {

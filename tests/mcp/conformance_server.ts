@@ -8,7 +8,7 @@ import { readConfig } from "../../src/platform/config.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { createContent } from "../../src/catalog/content.ts";
-import { createHandler } from "../../src/rest/handler.ts";
+import { createApp } from "../../src/app.ts";
 import { createMcpHandler, type FixtureTool } from "../../src/mcp/server.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { createApiKey } from "../../src/accounts/api_keys.ts";
@@ -40,7 +40,7 @@ const email = "conformance@oppintel.local";
 await createAccount(db.sql, { email, plan: "pro", verified: true });
 const { key } = await createApiKey(db.sql, { email, name: "conformance" });
 const context = { publicBaseUrl: "http://127.0.0.1" };
-const handler = createHandler({
+const handler = createApp({
   sql: db.sql,
   content: createContent(db.sql, context),
   log: () => {},

@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import { createContent } from "../../src/catalog/content.ts";
-import { createHandler } from "../../src/rest/handler.ts";
+import { createApp } from "../../src/app.ts";
 import { withTestDb } from "../helpers/db.ts";
 import { BASE, loadFixture, makeKey, usedOf } from "../helpers/app.ts";
 
@@ -146,7 +146,7 @@ Deno.test({
           return real.listOpportunities(v, q);
         },
       };
-      const handler = createHandler({ sql, content, log: () => {} });
+      const handler = createApp({ sql, content, log: () => {} });
       const get = () =>
         handler(new Request(`${BASE}/api/v1/opportunities`, { headers: { "X-API-Key": key } }));
       try {

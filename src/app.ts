@@ -1,0 +1,93 @@
+/**
+ * The service's one router: /healthz, /metrics, /api/v1 (the REST edge), /mcp (the MCP edge),
+ * and everything else to the public web; one log line per request with its outcome.
+ */
+import type { Content } from "./catalog/content.ts";
+import type { Sql } from "./db/open.ts";
+import { isDatabaseUp } from "./db/status.ts";
+import { createMcpEndpoint, type McpHandler } from "./mcp/endpoint.ts";
+import { NotFoundError, toApiError } from "./platform/errors.ts";
+import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
+import { errorResponse, json } from "./platform/responses.ts";
+import { createRestHandler } from "./rest/handler.ts";
+
+/** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
+export interface AppDeps {
+  sql: Sql;
+  /** The cached content operations (src/catalog/content.ts), shared by REST and MCP. */
+  content: Content;
+  /** Receives one structured entry per request; defaults to a JSON line on stdout. */
+  log?: (entry: Record<string, unknown>) => void;
+  /** Serves the MCP endpoint; without it /mcp answers 404. */
+  mcp?: McpHandler;
+  /** Serves the public web (articles, account area) outside /api and /mcp (src/web). */
+  web?: (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | undefined>;
+  /** Serves GET /metrics; without it /metrics is an unknown path. */
+  metrics?: (request: Request) => Promise<Response>;
+}
+
+/** Builds the service's fetch handler. */
+export function createApp(
+  deps: AppDeps,
+): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
+  const log = deps.log ?? ((entry) => console.log(JSON.stringify(entry)));
+  const rest = createRestHandler(deps);
+  const mcp = deps.mcp ? createMcpEndpoint({ sql: deps.sql, serve: deps.mcp }) : undefined;
+
+  async function route(
+    request: Request,
+    url: URL,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Outcome> {
+    const path = url.pathname;
+    if (path === "/healthz") return { response: await health(deps.sql), route: "/healthz" };
+    if (path === "/mcp" || path === "/mcp/") {
+      if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
+      return { route: "/mcp", ...await mcp(request, url) };
+    }
+    if (path.startsWith("/api/v1/")) return await rest(request, url);
+    if (path === "/" && deps.web) {
+      return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
+    }
+    const page = await deps.web?.(request, info);
+    if (page) return { response: page, route: "web" };
+    throw new NotFoundError(`Cannot find "${path}"`);
+  }
+
+  return async function handler(
+    request: Request,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Response> {
+    const started = performance.now();
+    const url = new URL(request.url);
+    // Scrapes stay out of the request log and of the metrics they read.
+    if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
+    let outcome: Outcome;
+    try {
+      outcome = await route(request, url, info);
+    } catch (error) {
+      if (toApiError(error).status === 500) logFailure(error, request, url);
+      outcome = { response: errorResponse(error) };
+    }
+    const { response, caller } = outcome;
+    log({
+      time: new Date().toISOString(),
+      method: request.method,
+      path: redactedPath(url),
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      key_prefix: caller?.keyPrefix ?? null,
+      account_id: caller?.accountId ?? null,
+      route: outcome.route ?? null,
+      plan: caller?.plan ?? null,
+      quota: outcome.quota ?? null,
+    });
+    return response;
+  };
+}
+
+async function health(sql: Sql): Promise<Response> {
+  return await isDatabaseUp(sql)
+    ? json(200, { status: "ok" })
+    : json(503, { status: "unavailable", error: "service_unavailable" });
+}

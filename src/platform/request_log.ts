@@ -1,0 +1,45 @@
+/**
+ * What a request leaves in the log: the outcome an edge reports (response, caller, route pattern,
+ * quota effect) and the path with its secrets redacted; failures are logged with their stack.
+ */
+import type { Caller } from "../accounts/admission.ts";
+
+/** What an edge did with a request, for the log line, metrics and telemetry. */
+export interface Outcome {
+  response: Response;
+  caller?: Caller;
+  /** The route pattern, for logs and metrics (never the raw path with its ids). */
+  route?: string;
+  /** What the call did to the quota: charged one unit, was refused (429), or cost nothing. */
+  quota?: "charged" | "rejected" | "free";
+}
+
+// Query parameters whose values are secrets: API keys, and the account area's e-mailed tokens.
+const SECRET_PARAMS = new Set(["api_key", "token"]);
+
+/**
+ * A URL path and query for logs, with the value of every secret parameter (`api_key`, `token`)
+ * replaced by `[redacted]`. Names are compared decoded, as the key lookup reads them, so an
+ * encoded name (`api%5Fkey`) is redacted too.
+ */
+export function redactedPath(url: URL): string {
+  if (!url.search) return url.pathname;
+  const parts = url.search.slice(1).split("&").map((part) => {
+    const [name] = new URLSearchParams(part).keys();
+    return name !== undefined && SECRET_PARAMS.has(name.toLowerCase())
+      ? `${part.split("=")[0]}=[redacted]`
+      : part;
+  });
+  return `${url.pathname}?${parts.join("&")}`;
+}
+
+/** Logs an unexpected failure with its stack, on standard error. */
+export function logFailure(error: unknown, request: Request, url: URL): void {
+  const stack = error instanceof Error ? error.stack ?? error.message : String(error);
+  console.error(JSON.stringify({
+    level: "error",
+    method: request.method,
+    path: redactedPath(url),
+    error: stack,
+  }));
+}
