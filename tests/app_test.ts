@@ -1,9 +1,9 @@
-/** GET /metrics as the service wires it: behind METRICS_TOKEN, counting real requests. */
+/** The app router (src/app.ts) as the service wires it: GET /metrics behind METRICS_TOKEN, counting real requests. */
 import assert from "node:assert/strict";
-import { buildHandler } from "../../main.ts";
-import { readConfig } from "../../src/platform/config.ts";
-import { dbTest } from "../helpers/db.ts";
-import { BASE, loadFixture, makeKey } from "../helpers/app.ts";
+import { buildHandler } from "../main.ts";
+import { readConfig } from "../src/platform/config.ts";
+import { dbTest } from "./helpers/db.ts";
+import { BASE, loadFixture, makeKey } from "./helpers/app.ts";
 
 dbTest(
   "GET /metrics: off without a token, guarded by it, counting routes, charges and the cache",
