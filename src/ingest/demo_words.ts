@@ -641,6 +641,8 @@ export const ADJECTIVES = [
   "mobile-first",
   "open-source",
   "self-serve",
+  "B2B",
+  "AI-powered",
 ];
 
 export const PRODUCTS = [
@@ -654,6 +656,7 @@ export const PRODUCTS = [
   "browser extension",
   "Slack bot",
   "API",
+  "CRM",
 ];
 
 /** Title templates: {adj} {product} {audience} {job} {Audience}. */
