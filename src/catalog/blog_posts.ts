@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
-import { everyWordIn, iso, pageWindow, type QueryContext } from "./common.ts";
+import { iso, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
 
@@ -37,7 +37,7 @@ export async function listBlogPosts(
   ctx: QueryContext,
 ): Promise<BlogList> {
   const where = sql`where ${published(sql)}
-    ${everyWordIn(sql, sql`(b.title || E'\\n' || b.excerpt)`, query.q)}`;
+    ${matchesKeywords(sql, sql`b.search`, query.q)}`;
   const [rows, [{ total }]] = await Promise.all([
     sql<ListRow[]>`
       select ${listColumns(sql)} from blog_posts b ${where}

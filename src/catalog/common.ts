@@ -15,29 +15,17 @@ export function iso(value: Date | string | null): string | null {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
-/** The words of a keyword query: split on white space, empty words dropped. */
-export function keywords(q: string | undefined): string[] {
-  return (q ?? "").split(/\s+/).filter((w) => w.length > 0);
-}
-
-/** An ILIKE pattern matching `word` anywhere, with `%`, `_` and `\` taken literally. */
-export function containsPattern(word: string): string {
-  return `%${word.replace(/[\\%_]/g, "\\$&")}%`;
-}
-
 /**
- * `and <text> ilike '%word%'` for every word of `q`: every word must appear, case-insensitively,
- * somewhere in `text`. `text` is a fragment naming the searched expression.
+ * `and <vector> @@ <query of q>` when `q` has any text: the full-text match of a keyword query in
+ * web-search syntax (sql/0003_search.sql, oi_search_query). `vector` names a search column.
  */
-export function everyWordIn(
+export function matchesKeywords(
   sql: Sql,
-  text: postgres.Fragment,
+  vector: postgres.Fragment,
   q: string | undefined,
 ): postgres.Fragment {
-  return keywords(q).reduce(
-    (acc, word) => sql`${acc} and ${text} ilike ${containsPattern(word)} escape '\\'`,
-    sql``,
-  );
+  const text = q?.trim();
+  return text ? sql`and ${vector} @@ oi_search_query(${text})` : sql``;
 }
 
 /** `limit/offset` of a 1-based page. */

@@ -3,7 +3,7 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
-import { everyWordIn, iso, isRowId, pageWindow, type QueryContext } from "./common.ts";
+import { iso, isRowId, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date };
@@ -20,6 +20,23 @@ export function listColumns(sql: Sql): postgres.Fragment {
 /** The list sort: score, then newest, then id, so that paging is stable. */
 export function listOrder(sql: Sql): postgres.Fragment {
   return sql`order by o.score desc, o.created_at desc, o.id desc`;
+}
+
+/**
+ * The order of a list query: by score (the list sort), newest first, or by relevance to `q`
+ * (cover density of the matches, ties in the list sort). Every order ends in the id, so paging
+ * is stable.
+ */
+function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  switch (query.sort) {
+    case "newest":
+      return sql`order by o.created_at desc, o.id desc`;
+    case "relevance":
+      return sql`order by ts_rank_cd(o.search, oi_search_query(${query.q ?? ""})) desc,
+        o.score desc, o.created_at desc, o.id desc`;
+    default:
+      return listOrder(sql);
+  }
 }
 
 /** Shapes a row of listColumns into a list item. */
@@ -61,7 +78,7 @@ function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
           where c.slug = ${query.category})`
       : sql``
   }
-    ${everyWordIn(sql, sql`(o.title || E'\\n' || o.description)`, query.q)}`;
+    ${matchesKeywords(sql, sql`o.search`, query.q)}`;
 }
 
 /** One page of opportunities matching the filters, in the list order. */
@@ -71,7 +88,7 @@ export async function listOpportunityPage(
 ): Promise<OpportunityListItem[]> {
   const rows = await sql<ListRow[]>`
     select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
-    ${listOrder(sql)} ${pageWindow(sql, query.page, query.page_size)}`;
+    ${queryOrder(sql, query)} ${pageWindow(sql, query.page, query.page_size)}`;
   return rows.map(toListItem);
 }
 

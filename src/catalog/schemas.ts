@@ -7,7 +7,10 @@ import { z } from "zod";
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
-/** A slug: lowercase ASCII letters and digits in words joined by single dashes. */
+/** The orders of the opportunity list. */
+export const OPPORTUNITY_SORTS = ["score", "newest", "relevance"] as const;
+
+/** A slug pattern: lowercase ASCII letters and digits in words joined by single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 function intParam(min: number, max: number | undefined, description: string) {
@@ -26,8 +29,11 @@ const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
-    "Keywords (at most 100 characters). Every word must appear, case-insensitively, in the " +
-      "title or the description",
+    "Keywords in web-search syntax, at most 100 characters, matched in the title or the " +
+      "description, ignoring case and accents. Every word must match as the start of a word " +
+      '("invoice" finds "invoicing"; words of one or two letters match whole words: "ai" finds ' +
+      '"AI" but not "email"); "quoted words" must stand together in that order; -word excludes ' +
+      "a word; a OR b matches either",
   ),
   platform: z.string().max(100, "must be at most 100 characters").optional().describe(
     "Source platform, case-insensitive: reddit, hackernews, producthunt, stackexchange, ...",
@@ -45,15 +51,23 @@ export const OpportunityQuerySchema = z.object({
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software / SaaS (default true)",
   ),
+  sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").default("score")
+    .describe(
+      "Order of the list: score (default: best score first, then newest), newest (newest " +
+        "first), or relevance (best match of q first, then by score; needs q)",
+    ),
   page: Page,
   page_size: PageSize,
+}).refine((query) => query.sort !== "relevance" || (query.q ?? "").trim() !== "", {
+  path: ["sort"],
+  message: "relevance needs q",
 });
 export type OpportunityQuery = z.infer<typeof OpportunityQuerySchema>;
 
 export const BlogQuerySchema = z.object({
   q: Q.optional().describe(
-    "Keywords (at most 100 characters). Every word must appear, case-insensitively, in the " +
-      "title or the excerpt",
+    "Keywords in web-search syntax, at most 100 characters, matched in the title or the " +
+      'excerpt as in the opportunity list: word prefixes, "phrases", -exclusions, OR',
   ),
   page: Page,
   page_size: PageSize,

@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import postgres from "postgres";
 
@@ -37,7 +38,7 @@ export async function startEmbedded(
   if (!inMemory) await Deno.mkdir(`${dataDir}/pgdata`, { recursive: true });
   const db = await PGlite.create({
     dataDir: inMemory ? MEMORY : `${dataDir}/pgdata`,
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, unaccent },
     loadDataDir: options.from,
   });
   const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 20 });

@@ -117,9 +117,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "query_opportunities",
     title: "Search opportunities",
     description: "Searches validated business opportunities mined from community discussions " +
-      "(Reddit, Hacker News, Product Hunt, ...), best score first, with filters for keywords, " +
-      "platform, channel, minimum score, recommendation, category and online-only, and " +
-      "paging. Returns list items (no evidence) plus the total; call get_opportunity for the " +
+      "(Reddit, Hacker News, Product Hunt, ...), with filters for keywords (web-search " +
+      'syntax: word prefixes, "phrases", -exclusions, OR), platform, channel, minimum score, ' +
+      "recommendation, category and online-only; sorted by score (default), newest or " +
+      "relevance to q; paged. Returns list items (no evidence) plus the total; call get_opportunity for the " +
       `full record. ${PRO}. Costs 1 call.`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,

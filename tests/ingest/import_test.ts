@@ -335,7 +335,7 @@ dbTest("ContentWriter.deferIndexes builds the indexes again at the end", async (
       where schemaname = current_schema() and tablename = 'opportunities' order by indexname`
       .then((rows) => rows.map((r) => r.indexdef));
   const before = await indexes();
-  assert.ok(before.some((d) => d.includes("gin_trgm_ops")));
+  assert.ok(before.some((d) => d.includes("USING gin (search)")));
   const records = (await goodLines()).filter((l) => l.trim()).map((l) => JSON.parse(l));
   await sql.begin(async (tx) => {
     const writer = await ContentWriter.open(tx as unknown as Sql);

@@ -280,6 +280,22 @@ dbTest("MCP tools answer exactly what their REST twins answer", async (db, t) =>
         "/api/v1/opportunities?category=developer-tools&online_only=false&page=2&page_size=1",
         1,
       );
+      const searched = await check(
+        "query_opportunities",
+        { q: 'flak -"quarantine bot" OR invoic', sort: "newest" },
+        "/api/v1/opportunities?q=flak%20-%22quarantine%20bot%22%20OR%20invoic&sort=newest",
+        1,
+      );
+      assert.deepEqual((searched.items as { id: number }[]).map((i) => i.id), [
+        opp["opp-3"],
+        opp["opp-1"],
+      ]);
+      await check(
+        "query_opportunities",
+        { q: "flaky tests", sort: "relevance" },
+        "/api/v1/opportunities?q=flaky+tests&sort=RELEVANCE",
+        1,
+      );
     });
     await t.step("list_trending_themes", async () => {
       const body = await check(
