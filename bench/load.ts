@@ -17,6 +17,8 @@ export interface LoadSpec {
   base: string;
   /** Path; `{id}` is replaced per request by a random id of `idRange`. */
   path: string;
+  /** Paths to pick from at random per request, instead of `path` (random search words). */
+  paths?: string[];
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   /** Request body; the text `"{id}"` (with its quotes) becomes a random id number. */
@@ -82,7 +84,9 @@ function options(spec: LoadSpec, seconds: number) {
         const id = hasId ? String(randomId(spec.idRange!)) : "";
         return {
           ...request,
-          path: spec.path.replace("{id}", id),
+          path: (spec.paths?.length
+            ? spec.paths[Math.floor(Math.random() * spec.paths.length)]
+            : spec.path).replace("{id}", id),
           headers: {
             ...spec.headers,
             ...(context.key ? { "x-api-key": context.key } : {}),

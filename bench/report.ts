@@ -3,6 +3,7 @@
  * target of issue 6. The findings of a person (bench/FINDINGS.md) are appended as they are, so
  * that a rerun keeps them.
  */
+import { readSearch, renderSearch } from "./search_report.ts";
 import type { LoadResult } from "./load.ts";
 import type { Latency } from "./measure.ts";
 import type { PreparedDatabase } from "./prepare.ts";
@@ -437,15 +438,26 @@ export function jsonPathOf(markdownPath: string): string {
 export async function writeResults(path: string, results: Results): Promise<void> {
   const findingsPath = new URL("./FINDINGS.md", import.meta.url);
   const findings = await Deno.readTextFile(findingsPath).catch(() => undefined);
+  const search = await readSearch();
   await Deno.writeTextFile(jsonPathOf(path), JSON.stringify(results, null, 2) + "\n");
-  await Deno.writeTextFile(path, renderResults(results, findings));
+  await Deno.writeTextFile(
+    path,
+    renderResults(results, findings) + (search ? "\n" + renderSearch(search) : ""),
+  );
+}
+
+/** Renders bench/RESULTS.md again from its JSON (and the search run's), measuring nothing. */
+export async function renderAgain(
+  path = new URL("./RESULTS.md", import.meta.url).pathname,
+): Promise<void> {
+  const results = JSON.parse(await Deno.readTextFile(jsonPathOf(path))) as Results;
+  await writeResults(path, results);
 }
 
 // `deno run -A bench/report.ts [bench/RESULTS.md]` renders the Markdown again from its JSON,
 // e.g. after editing bench/FINDINGS.md, without measuring anything.
 if (import.meta.main) {
   const path = Deno.args[0] ?? new URL("./RESULTS.md", import.meta.url).pathname;
-  const results = JSON.parse(await Deno.readTextFile(jsonPathOf(path))) as Results;
-  await writeResults(path, results);
+  await renderAgain(path);
   console.error(`Rendered ${path} again from ${jsonPathOf(path)}`);
 }

@@ -228,7 +228,7 @@ async function explainSummary(
 ): Promise<{ label: string; ms: number; plan: string }[]> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   const filter = (word: string) =>
-    `o.is_online_deliverable and (o.title || E'\\n' || o.description) ilike '%${word}%'`;
+    `o.is_online_deliverable and o.search @@ oi_search_query('${word}')`;
   const order = "order by o.score desc, o.created_at desc, o.id desc limit 20";
   const statements: [string, string][] = [
     ["page, default", `select o.id from opportunities o where o.is_online_deliverable ${order}`],
@@ -313,9 +313,8 @@ async function main(): Promise<void> {
     try {
       const [row] = await sql<{ commonShare: number; rareShare: number }[]>`
         select
-          avg(((title || E'\n' || description) ilike '%automatically%')::int)::float8
-            as "commonShare",
-          avg(((title || E'\n' || description) ilike '%quokka%')::int)::float8 as "rareShare"
+          avg((search @@ oi_search_query('automatically'))::int)::float8 as "commonShare",
+          avg((search @@ oi_search_query('quokka'))::int)::float8 as "rareShare"
         from opportunities`;
       results.words = { common: "automatically", rare: "quokka", ...row };
     } finally {
