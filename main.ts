@@ -17,6 +17,7 @@ import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
+import { createUsageMail } from "./src/web/usage_mail.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -40,13 +41,25 @@ export async function prepare(config: Config): Promise<{ db: Database; firstStar
 export function buildHandler(
   db: Database,
   config: Config,
-  options: { log?: (entry: Record<string, unknown>) => void } = {},
-): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
+  options: {
+    log?: (entry: Record<string, unknown>) => void;
+    /** Send the 80% and 100% usage e-mails, from a run started at most once a minute. */
+    usageMail?: boolean;
+  } = {},
+): ((request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>) & {
+  /** Waits for background work (a usage e-mail run) to end, before the database is closed. */
+  settle(): Promise<void>;
+} {
   const context = { publicBaseUrl: config.publicBaseUrl };
   const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
   const metrics = createMetrics({ content, sql: db.sql, poolMax: config.db.poolMax });
   const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
-  return createApp({
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom });
+  // Started by requests (Deno Deploy has no long-lived timers) but never awaited by them.
+  const usageMail = options.usageMail
+    ? createUsageMail({ sql: db.sql, mailer, publicBaseUrl: config.publicBaseUrl })
+    : undefined;
+  const handler = createApp({
     sql: db.sql,
     content,
     log: (entry) => {
@@ -58,12 +71,17 @@ export function buildHandler(
     web: createWebHandler({
       sql: db.sql,
       context,
-      mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }),
+      mailer,
       contactEmail: config.contactEmail,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
   });
+  const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
+    usageMail?.poke();
+    return handler(request, info);
+  };
+  return Object.assign(handle, { settle: async () => await usageMail?.idle() });
 }
 
 // For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.
@@ -79,7 +97,7 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
   lazy ??= (async () => {
     const config = readConfig();
     const { db } = await prepare(config);
-    return buildHandler(db, config);
+    return buildHandler(db, config, { usageMail: true });
   })();
   let serveRequest;
   try {
@@ -95,6 +113,7 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
 async function serve(): Promise<void> {
   const config = readConfig();
   const { db, firstStart } = await prepare(config);
+  const handle = buildHandler(db, config, { usageMail: true });
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -113,10 +132,11 @@ async function serve(): Promise<void> {
         ].join("\n"),
       );
     },
-  }, buildHandler(db, config));
+  }, handle);
   const stop = async () => {
     console.error("Shutting down: finishing requests in flight");
     await server.shutdown();
+    await handle.settle();
     await db.close();
     Deno.exit(0);
   };

@@ -191,7 +191,12 @@ export function quotaKeeper(url: string): {
       ids ??= (await sql<{ id: number }[]>`
         select id from accounts where email like ${"%@" + BENCH_DOMAIN}`).map((r) => r.id);
       await sql`delete from usage_counters where account_id = any(${ids}::int[])`;
-      await sql.unsafe("vacuum usage_counters, api_keys");
+      // The usage records (sql/0004) are written by the same statement as the counter: they get
+      // the same clean start, or their dead row versions would pile up from run to run.
+      const [{ daily }] = await sql<{ daily: boolean }[]>`
+        select to_regclass('usage_daily') is not null as daily`;
+      if (daily) await sql`delete from usage_daily where account_id = any(${ids}::int[])`;
+      await sql.unsafe(`vacuum usage_counters, api_keys${daily ? ", usage_daily" : ""}`);
     },
     startLoop() {
       running = true;

@@ -8,7 +8,7 @@ import { isDatabaseUp } from "./db/status.ts";
 import { createMcpEndpoint, type McpHandler } from "./mcp/endpoint.ts";
 import { NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
-import { errorResponse, json } from "./platform/responses.ts";
+import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
@@ -37,13 +37,14 @@ export function createApp(
   async function route(
     request: Request,
     url: URL,
+    requestId: string,
     info?: Deno.ServeHandlerInfo,
   ): Promise<Outcome> {
     const path = url.pathname;
     if (path === "/healthz") return { response: await health(deps.sql), route: "/healthz" };
     if (path === "/mcp" || path === "/mcp/") {
       if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
-      return { route: "/mcp", ...await mcp(request, url) };
+      return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
     if (path === "/" && deps.web) {
@@ -62,9 +63,10 @@ export function createApp(
     const url = new URL(request.url);
     // Scrapes stay out of the request log and of the metrics they read.
     if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
+    const requestId = requestIdOf(request);
     let outcome: Outcome;
     try {
-      outcome = await route(request, url, info);
+      outcome = await route(request, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       outcome = { response: errorResponse(error) };
@@ -81,8 +83,9 @@ export function createApp(
       route: outcome.route ?? null,
       plan: caller?.plan ?? null,
       quota: outcome.quota ?? null,
+      request_id: requestId,
     });
-    return response;
+    return await withRequestId(response, requestId);
   };
 }
 

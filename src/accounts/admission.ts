@@ -14,7 +14,15 @@ import {
 } from "../platform/errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
 import type postgres from "postgres";
-import { chargeQuota, periodOf, refundQuota, type UsageState, usageState } from "./usage.ts";
+import {
+  chargeQuota,
+  dayOf,
+  periodOf,
+  refundQuota,
+  type Surface,
+  type UsageState,
+  usageState,
+} from "./usage.ts";
 import { type Plan, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
@@ -51,6 +59,7 @@ export const OPERATIONS = {
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
+  getUsage: { name: "getUsage", plan: "free", cost: 0 },
 } as const satisfies Record<string, Operation>;
 
 // last_used_at is refreshed at most once a minute per key; this remembers, per process, when
@@ -155,6 +164,7 @@ export async function perform<T>(
   caller: Caller,
   operation: Operation,
   work: () => Promise<T>,
+  surface: Surface = "mcp",
 ): Promise<Performed<T>> {
   requirePlan(caller, operation);
   // A caller whose quota was used up when its key was checked gets its 429 before any work, so
@@ -166,7 +176,12 @@ export async function perform<T>(
   }
   const result = await work();
   if (operation.cost === 0) return { result, usage: caller.usage };
-  const { charged, state } = await chargeQuota(sql, { id: caller.accountId, plan: caller.plan });
+  const { charged, state } = await chargeQuota(sql, {
+    accountId: caller.accountId,
+    plan: caller.plan,
+    keyId: caller.keyId,
+    surface,
+  });
   if (!charged) throw new QuotaExceededError(state.used, state.limit, state.reset_at);
   return { result, usage: state };
 }
@@ -229,6 +244,12 @@ export async function admit(
       on conflict (account_id, period) do update set used = u.used + 1
         where u.used < (select ${limit} from k)
       returning used
+    ),
+    -- The charged call is counted for its key, surface and UTC day in the same statement.
+    attributed as (
+      insert into usage_daily as d (account_id, key_id, surface, day, calls)
+      select k.account_id, k.key_id, 'rest', ${dayOf(now)}, 1 from k, charged
+      on conflict (account_id, day, key_id, surface) do update set calls = d.calls + 1
     )
     select k.*, (select used from charged) is not null as charged,
       -- coalesce stops at the first value: the counter is read only when nothing was charged.
@@ -252,12 +273,14 @@ export async function admit(
 
 /**
  * Gives back the unit admit charged when the answer then fails (a statement time-out, the
- * database going away), so that only successful calls are charged. Best effort: if the
+ * database going away), so that only successful calls are charged; the key's usage record of
+ * that day gives it back too. Best effort: if the
  * database is gone the refund is lost, which can only cost the customer one call.
  */
 export async function refund(sql: Sql, caller: Caller, chargedAt: Date): Promise<void> {
   // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
-  await refundQuota(sql, caller.accountId, chargedAt).catch(() => {});
+  const charge = { accountId: caller.accountId, keyId: caller.keyId, surface: "rest" as const };
+  await refundQuota(sql, charge, chargedAt).catch(() => {});
 }
 
 /** The raw key of a request: X-API-Key, then Authorization: Bearer, then ?api_key=. */

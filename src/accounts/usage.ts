@@ -37,35 +37,72 @@ export async function readUsage(
   return usageState(account.plan, row?.used ?? 0, now);
 }
 
+/** The surface a call came through, as usage records name it. */
+export type Surface = "rest" | "mcp";
+
+/** Whose call is charged: the account (and its plan), the key, and the surface. */
+export interface Charge {
+  accountId: number;
+  plan: Plan;
+  keyId: number;
+  surface: Surface;
+}
+
+/** The UTC day of `now` (YYYY-MM-DD), the `day` key of usage_daily. */
+export function dayOf(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
 /**
  * Takes one call from the account's monthly quota in one atomic statement: the row is created
  * or incremented only while it is below the limit, so with R calls remaining and any number of
- * concurrent callers exactly R succeed. Returns the count after the charge, or `charged: false`
- * with the current count when the quota is used up.
+ * concurrent callers exactly R succeed. The same statement counts the call for its key, surface
+ * and UTC day in usage_daily. Returns the count after the charge, or `charged: false` with the
+ * current count when the quota is used up.
  */
 export async function chargeQuota(
   sql: Sql,
-  account: { id: number; plan: Plan },
+  charge: Charge,
   now: Date = new Date(),
 ): Promise<{ charged: boolean; state: UsageState }> {
-  const limit = PLAN_LIMITS[account.plan];
+  const limit = PLAN_LIMITS[charge.plan];
   const period = periodOf(now);
   const [row] = await sql<{ used: number }[]>`
-    insert into usage_counters as u (account_id, period, used)
-    values (${account.id}, ${period}, 1)
-    on conflict (account_id, period) do update set used = u.used + 1 where u.used < ${limit}
-    returning used`;
-  if (row) return { charged: true, state: usageState(account.plan, row.used, now) };
+    with charged as (
+      insert into usage_counters as u (account_id, period, used)
+      values (${charge.accountId}, ${period}, 1)
+      on conflict (account_id, period) do update set used = u.used + 1 where u.used < ${limit}
+      returning used
+    ),
+    attributed as (
+      insert into usage_daily as d (account_id, key_id, surface, day, calls)
+      select ${charge.accountId}, ${charge.keyId}, ${charge.surface}, ${dayOf(now)}, 1
+      from charged
+      on conflict (account_id, day, key_id, surface) do update set calls = d.calls + 1
+    )
+    select used from charged`;
+  if (row) return { charged: true, state: usageState(charge.plan, row.used, now) };
+  const account = { id: charge.accountId, plan: charge.plan };
   return { charged: false, state: await readUsage(sql, account, now) };
 }
 
-/** Takes back one charged call of the account's current month (never below zero). */
+/**
+ * Takes back one charged call of the month and day of `chargedAt` (never below zero), from the
+ * account's counter and from the key's usage record together.
+ */
 export async function refundQuota(
   sql: Sql,
-  accountId: number,
-  now: Date = new Date(),
+  charge: Omit<Charge, "plan">,
+  chargedAt: Date = new Date(),
 ): Promise<void> {
   await sql`
-    update usage_counters set used = used - 1
-    where account_id = ${accountId} and period = ${periodOf(now)} and used > 0`;
+    with refunded as (
+      update usage_counters set used = used - 1
+      where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)} and used > 0
+      returning 1
+    )
+    update usage_daily set calls = calls - 1
+    where account_id = ${charge.accountId} and day = ${dayOf(chargedAt)}
+      and key_id = ${charge.keyId} and surface = ${charge.surface} and calls > 0
+      and exists (select 1 from refunded)`;
 }

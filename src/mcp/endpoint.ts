@@ -10,7 +10,11 @@ import { json, preflight, quotaHeaders } from "../platform/responses.ts";
 import type { UsageState } from "../accounts/usage.ts";
 
 /** Serves an MCP request for an authenticated caller (server.ts). */
-export type McpHandler = (request: Request, caller: Caller) => Promise<Response>;
+export type McpHandler = (
+  request: Request,
+  caller: Caller,
+  requestId?: string,
+) => Promise<Response>;
 
 const MCP_METHODS = "POST, OPTIONS";
 
@@ -29,8 +33,8 @@ function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
 /** The MCP edge for the app's router: `serve` answers once the caller is known. */
 export function createMcpEndpoint(
   deps: { sql: Sql; serve: McpHandler },
-): (request: Request, url: URL) => Promise<Outcome> {
-  return async function mcp(request: Request, url: URL): Promise<Outcome> {
+): (request: Request, url: URL, requestId?: string) => Promise<Outcome> {
+  return async function mcp(request: Request, url: URL, requestId?: string): Promise<Outcome> {
     if (request.method === "OPTIONS") return { response: preflight(MCP_METHODS) };
     if (request.method !== "POST") {
       return { response: mcpErrorResponse(new MethodNotAllowedError(request.method, "POST")) };
@@ -41,7 +45,7 @@ export function createMcpEndpoint(
     } catch (error) {
       return { response: mcpErrorResponse(error) };
     }
-    const response = await deps.serve(request, caller);
+    const response = await deps.serve(request, caller, requestId);
     // The tools report their charge in the quota headers, after the call.
     const usedAfter = Number(response.headers.get("x-quota-used") ?? caller.usage.used);
     const quota = usedAfter > caller.usage.used ? "charged" : undefined;

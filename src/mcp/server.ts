@@ -33,6 +33,8 @@ import {
   ThemeIdSchema,
   TrendingQuerySchema,
 } from "../catalog/schemas.ts";
+import { readUsageReport } from "../accounts/usage_report.ts";
+import { UsageQuerySchema } from "../accounts/usage_schema.ts";
 import { type ToolDefinition, toolListing, type ToolOperation, TOOLS } from "./tools.ts";
 
 /** What the MCP endpoint needs. */
@@ -71,7 +73,11 @@ export const INSTRUCTIONS =
   "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
 
 /** Parses a tool's arguments (throws invalid_parameter) and returns the work at a data version. */
-type Prepare = (content: Content, args: unknown) => (version: number) => Promise<unknown>;
+type Prepare = (
+  content: Content,
+  args: unknown,
+  call: { sql: Sql; caller: Caller },
+) => (version: number) => Promise<unknown>;
 
 // The same cached content operations and schemas as the REST routes in src/rest/handler.ts.
 const PREPARE: Record<ToolOperation, Prepare> = {
@@ -99,6 +105,10 @@ const PREPARE: Record<ToolOperation, Prepare> = {
   getTheme: (content, args) => {
     const { id } = parseInput(ThemeIdSchema, args);
     return (v) => content.getTheme(v, id);
+  },
+  getUsage: (_, args, { sql, caller }) => {
+    const { month } = parseInput(UsageQuerySchema, args);
+    return () => readUsageReport(sql, { id: caller.accountId, plan: caller.plan }, { month });
   },
 };
 
@@ -130,9 +140,10 @@ async function callTool(
   caller: Caller,
   tool: ToolDefinition,
   args: unknown,
+  requestId?: string,
 ): Promise<{ result: CallToolResult; usage?: UsageState }> {
   try {
-    const prepared = PREPARE[tool.operation](deps.content, args);
+    const prepared = PREPARE[tool.operation](deps.content, args, { sql: deps.sql, caller });
     const work = () => prepared(caller.dataVersion);
     // Tier and cost come from the shared table; messages name the tool the model called.
     const operation = { ...OPERATIONS[tool.operation], name: tool.name };
@@ -147,14 +158,15 @@ async function callTool(
     const usage = error instanceof QuotaExceededError
       ? { limit: error.limit, used: error.current, remaining: 0, reset_at: error.resetAt }
       : undefined;
-    return { result: result(apiError.body, true), usage };
+    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
+    return { result: result(body, true), usage };
   }
 }
 
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
-): (request: Request, caller: Caller) => Promise<Response> {
+): (request: Request, caller: Caller, requestId?: string) => Promise<Response> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
@@ -165,7 +177,11 @@ export function createMcpHandler(
   // elicitation, which these tools never do, so one shared instance serves every request.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  return async function handleMcp(request: Request, caller: Caller): Promise<Response> {
+  return async function handleMcp(
+    request: Request,
+    caller: Caller,
+    requestId?: string,
+  ): Promise<Response> {
     // Usage after the last charged call of this request, for the X-Quota-* headers.
     let usage = caller.usage;
     const server = new Server(SERVER_INFO, {
@@ -180,7 +196,7 @@ export function createMcpHandler(
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-      const called = await callTool(withContent, caller, tool, params.arguments);
+      const called = await callTool(withContent, caller, tool, params.arguments, requestId);
       if (called.usage) usage = called.usage;
       return called.result;
     });

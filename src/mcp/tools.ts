@@ -1,7 +1,8 @@
 /**
- * The seven MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
- * REST. Pure on purpose (only zod and ../schemas.ts): the hosted endpoint (server.ts) and the
- * npm stdio package both read it, and the stdio package must not pull in database code.
+ * The MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
+ * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts and
+ * accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both read
+ * it, and the stdio package must not pull in database code.
  */
 import { z } from "zod";
 import {
@@ -19,6 +20,7 @@ import {
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
+import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
 
 /** The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost. */
 export type ToolOperation =
@@ -28,7 +30,8 @@ export type ToolOperation =
   | "getBlogPost"
   | "listOpportunities"
   | "listTrendingThemes"
-  | "getTheme";
+  | "getTheme"
+  | "getUsage";
 
 /** One MCP tool: what clients see, plus the operation that prices it. */
 export interface ToolDefinition {
@@ -154,6 +157,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: ANNOTATIONS,
     operation: "getTheme",
   },
+  {
+    name: "get_usage",
+    title: "Quota and usage",
+    description: "Returns how much of the monthly quota is used and left, when it resets, and " +
+      "the calls per API key, per UTC day and per surface (REST, MCP), for this month or one " +
+      "of the 12 before it (`month`, YYYY-MM). Call it to plan before spending calls. " +
+      `${FREE}; free of charge, and it answers even when the quota is used up.`,
+    tier: "free",
+    inputSchema: UsageQuerySchema,
+    outputSchema: UsageReportSchema,
+    annotations: ANNOTATIONS,
+    operation: "getUsage",
+  },
 ];
 
 /**
@@ -175,6 +191,7 @@ export const ToolErrorSchema = z.looseObject({
   current: z.number().int().optional().describe("quota_exceeded: calls used this month"),
   limit: z.number().int().optional().describe("quota_exceeded: the plan's monthly limit"),
   reset_at: z.string().optional().describe("quota_exceeded: when the quota resets"),
+  request_id: z.string().optional().describe("The request id to quote to support"),
 }).describe("Present when isError is true");
 
 /** A JSON Schema object as MCP `tools/list` carries it. */

@@ -1,8 +1,9 @@
 /** Building responses: JSON bodies, CORS, quota headers, and every error mapped in one place. */
-import { type ApiError, MethodNotAllowedError, toApiError } from "./errors.ts";
+import { type ApiError, MethodNotAllowedError, QuotaExceededError, toApiError } from "./errors.ts";
 import type { UsageState } from "../accounts/usage.ts";
 
-const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset";
+const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset, " +
+  "RateLimit-Policy, RateLimit, Retry-After, X-Request-Id";
 
 /** Headers every response of /api/v1 and /mcp carries. */
 export function corsHeaders(): Record<string, string> {
@@ -34,6 +35,34 @@ export function quotaHeaders(usage: UsageState | undefined): Record<string, stri
     "X-Quota-Used": String(usage.used),
     "X-Quota-Remaining": String(usage.remaining),
     "X-Quota-Reset": usage.reset_at,
+    ...rateLimitHeaders(usage),
+  };
+}
+
+/** The name of the monthly quota in the RateLimit fields. */
+export const RATE_LIMIT_POLICY = "monthly";
+
+/** Whole seconds from `now` until the quota resets (at least 0). */
+export function secondsToReset(usage: UsageState, now: Date = new Date()): number {
+  return Math.max(0, Math.ceil((Date.parse(usage.reset_at) - now.getTime()) / 1000));
+}
+
+/**
+ * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11):
+ * Structured Field Lists of one Item, the policy name as a String, with the quota `q` and the
+ * window `w` in seconds (this calendar month), and the remaining units `r` and the seconds `t`
+ * until the reset.
+ */
+export function rateLimitHeaders(
+  usage: UsageState,
+  now: Date = new Date(),
+): Record<string, string> {
+  const reset = new Date(usage.reset_at);
+  const start = Date.UTC(reset.getUTCFullYear(), reset.getUTCMonth() - 1, 1);
+  const window = Math.round((reset.getTime() - start) / 1000);
+  return {
+    "RateLimit-Policy": `"${RATE_LIMIT_POLICY}";q=${usage.limit};w=${window}`,
+    "RateLimit": `"${RATE_LIMIT_POLICY}";r=${usage.remaining};t=${secondsToReset(usage, now)}`,
   };
 }
 
@@ -68,5 +97,54 @@ export function errorResponse(error: unknown, usage?: UsageState): Response {
   const apiError: ApiError = toApiError(error);
   const headers = quotaHeaders(usage);
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
+  if (apiError instanceof QuotaExceededError) {
+    const reset = Date.parse(apiError.resetAt);
+    headers["Retry-After"] = String(Math.max(0, Math.ceil((reset - Date.now()) / 1000)));
+  }
   return json(apiError.status, apiError.body, headers);
+}
+
+// Well-formed incoming request ids are kept: letters, digits and . _ : - only (nothing that could
+// end a header or a log field), at most 128 characters.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's `X-Request-Id` when it is well formed, else a new random one. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id")?.trim();
+  return given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/**
+ * Sets `X-Request-Id` on an answer, and puts `request_id` into a JSON error body: beside `error`
+ * in a REST error, in `error.data` of a JSON-RPC error (MCP).
+ */
+export async function withRequestId(response: Response, requestId: string): Promise<Response> {
+  const type = response.headers.get("content-type") ?? "";
+  if (response.status >= 400 && type.startsWith("application/json")) {
+    const body = await response.clone().json().catch(() => undefined);
+    const target = typeof body?.error === "string"
+      ? body
+      : typeof body?.error?.data === "object" && body.error.data !== null
+      ? body.error.data
+      : undefined;
+    if (target) {
+      target.request_id = requestId;
+      const headers = new Headers(response.headers);
+      headers.set("X-Request-Id", requestId);
+      return new Response(JSON.stringify(body), { status: response.status, headers });
+    }
+  }
+  try {
+    response.headers.set("X-Request-Id", requestId);
+    return response;
+  } catch {
+    // Immutable headers (a fetched or static response): copy them.
+    const headers = new Headers(response.headers);
+    headers.set("X-Request-Id", requestId);
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
 }

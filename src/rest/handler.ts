@@ -8,6 +8,7 @@ import {
   admit,
   apiKeyOf,
   authenticate,
+  type Caller,
   type Existence,
   type Operation,
   OPERATIONS,
@@ -32,6 +33,8 @@ import {
   TrendingQuerySchema,
 } from "../catalog/schemas.ts";
 import { openApiDocument } from "./openapi.ts";
+import { readUsageReport } from "../accounts/usage_report.ts";
+import { UsageQuerySchema } from "../accounts/usage_schema.ts";
 import { parseParams } from "../catalog/params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
@@ -51,7 +54,7 @@ interface RouteInput {
 /** A parsed request: what must exist, and the work that answers it at a data version. */
 interface Prepared {
   existence?: Existence;
-  work(version: number): Promise<unknown>;
+  work(version: number, caller: Caller): Promise<unknown>;
 }
 
 interface Route {
@@ -112,6 +115,13 @@ const ROUTES: Route[] = [
     return {
       existence: rowExists(sql, "themes", id, "theme"),
       work: (v) => content.getTheme(v, id),
+    };
+  }),
+  route("/api/v1/usage", OPERATIONS.getUsage, ({ search }, { sql }) => {
+    const { month } = parseParams(UsageQuerySchema, search);
+    return {
+      work: (_, caller) =>
+        readUsageReport(sql, { id: caller.accountId, plan: caller.plan }, { month }),
     };
   }),
 ];
@@ -187,7 +197,7 @@ export function createRestHandler(
       return { response: errorResponse(refusal, caller.usage), caller, quota };
     }
     try {
-      const result = await prepared.work(caller.dataVersion);
+      const result = await prepared.work(caller.dataVersion, caller);
       const quota = charged ? "charged" : "free";
       return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {

@@ -16,6 +16,7 @@ import {
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
+import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -25,6 +26,7 @@ export const ErrorBodySchema = z.object({
   message: z.string().describe("One sentence for a person"),
   details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
     .describe("invalid_parameter: one entry per bad parameter"),
+  request_id: z.string().optional().describe("The request id, as in X-Request-Id"),
   revoked_by: z.enum(["owner", "admin"]).optional().describe("key_revoked: who revoked the key"),
   required_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
   current_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
@@ -37,6 +39,7 @@ export const QuotaExceededBodySchema = z.object({
   current: z.number().int().describe("Calls used in the current month"),
   limit: z.number().int().describe("The plan's monthly call limit"),
   reset_at: z.iso.datetime({ offset: true }).describe("When the quota resets"),
+  request_id: z.string().optional().describe("The request id, as in X-Request-Id"),
 });
 
 function schemaOf(s: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
@@ -64,6 +67,19 @@ const quotaHeaders = {
     description: "When the quota resets",
     schema: { type: "string", format: "date-time" },
   },
+  "RateLimit-Policy": {
+    description: 'IETF draft field: the monthly quota and window, e.g. "monthly";q=1000;w=2592000',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      'IETF draft field: calls remaining and seconds to the reset, e.g. "monthly";r=972;t=682113',
+    schema: { type: "string" },
+  },
+  "X-Request-Id": {
+    description: "The request id (the client's when well formed); also request_id in error bodies",
+    schema: { type: "string" },
+  },
 };
 
 function error(description: string, ref = "#/components/schemas/Error") {
@@ -82,6 +98,8 @@ interface OperationSpec {
   result: string;
   notFound?: boolean;
   proOnly?: boolean;
+  /** Never charged, so never answered 429. */
+  uncharged?: boolean;
 }
 
 function operation(spec: OperationSpec) {
@@ -100,6 +118,7 @@ function operation(spec: OperationSpec) {
     "503": error("service_unavailable: the database cannot be reached"),
   };
   if (spec.notFound) responses["404"] = error("not_found (not charged)");
+  if (spec.uncharged) delete responses["429"];
   return {
     get: {
       operationId: spec.operationId,
@@ -187,6 +206,16 @@ function build(): JsonSchema {
         notFound: true,
         proOnly: true,
       }),
+      "/api/v1/usage": operation({
+        operationId: "getUsage",
+        summary: "The account's usage of a month",
+        description: "Calls used, limit, remaining and reset, per key, per UTC day and per " +
+          "surface (REST, MCP), for this month or one of the 12 before it. Every plan; never " +
+          "charged, answers even when the quota is used up.",
+        parameters: queryParameters(UsageQuerySchema),
+        result: "Usage",
+        uncharged: true,
+      }),
     },
     components: {
       securitySchemes: {
@@ -208,6 +237,7 @@ function build(): JsonSchema {
         CategoryList: schemaOf(CategoryListSchema),
         TrendingThemes: schemaOf(TrendingThemesSchema),
         ThemeDetail: schemaOf(ThemeDetailSchema),
+        Usage: schemaOf(UsageReportSchema),
         Error: schemaOf(ErrorBodySchema),
         QuotaExceeded: schemaOf(QuotaExceededBodySchema),
       },

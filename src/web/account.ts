@@ -13,7 +13,9 @@ import {
   revokeApiKey,
 } from "../accounts/api_keys.ts";
 import { deleteSession, type SessionAccount } from "../accounts/sessions.ts";
-import { readUsage } from "../accounts/usage.ts";
+import { readUsageReport } from "../accounts/usage_report.ts";
+import { usageBanner, usageSection } from "./account_usage.ts";
+import { setUsageEmails, usageEmailsOn } from "../accounts/usage_notices.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -32,6 +34,13 @@ import { checkCsrf, cookie, hashToken, isCrossSite, isLocalhost, readCookies } f
 
 export { type AccountSettings, DEFAULT_SETTINGS } from "./account_common.ts";
 
+/** The notices of `/account?done=...`, after a form that changed something. */
+const DONE_NOTICES = new Map([
+  ["revoked", "The key is revoked: calls with it now answer 403 key_revoked."],
+  ["emails-off", "Usage e-mails are off. The dashboard still warns you at 80% and 100%."],
+  ["emails-on", "Usage e-mails are on: we write at 80% and at 100% of the month's calls."],
+]);
+
 /** Builds the account area's request handler for paths under /account. */
 export function createAccountArea(deps: AccountDeps) {
   const { sql } = deps;
@@ -42,9 +51,10 @@ export function createAccountArea(deps: AccountDeps) {
     extra: { created?: CreatedApiKey; notice?: string; error?: string; status?: number } = {},
   ): Promise<AccountResponse> {
     const { account } = current;
-    const [usage, keys] = await Promise.all([
-      readUsage(sql, account),
+    const [usage, keys, emails] = await Promise.all([
+      readUsageReport(sql, account),
       listApiKeys(sql, account.email),
+      usageEmailsOn(sql, account.id),
     ]);
     const csrf = await csrfField(current.secret);
     const active = keys.filter((k) => k.revoked_at === null).length;
@@ -73,6 +83,7 @@ export function createAccountArea(deps: AccountDeps) {
       ${extra.notice ? html`<p class="card notice" role="status">${extra.notice}</p>` : ""}
       ${extra.error ? html`<p class="card error" role="alert">${extra.error}</p>` : ""}
       ${created}
+      ${usageBanner(usage)}
       <section class="card" aria-labelledby="usage-title">
         <h2 id="usage-title">Plan and usage</h2>
         <p>Plan: <strong>${planName}</strong>, ${usage.limit.toLocaleString(
@@ -86,6 +97,7 @@ export function createAccountArea(deps: AccountDeps) {
         <p class="muted">All your keys share this quota, on REST and MCP alike. To change your plan
       (Pro: 1,000 calls, Business: 5,000), ${contact}; plan changes are made by our team.</p>
       </section>
+      ${usageSection(usage, { emails, csrf })}
       <section class="card" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
       ${keys.length === 0 ? html`<p>You have no keys yet.</p>` : keyTable(keys, csrf)}
@@ -203,6 +215,14 @@ export function createAccountArea(deps: AccountDeps) {
     return redirect("/account?done=revoked");
   }
 
+  async function setEmails(visit: Visit): Promise<AccountResponse> {
+    const checked = await signedInForm(visit);
+    if ("status" in checked) return checked;
+    const on = checked.form.get("emails") === "on";
+    await setUsageEmails(sql, checked.current.account.id, on);
+    return redirect(`/account?done=emails-${on ? "on" : "off"}#usage-emails`);
+  }
+
   async function signOut(visit: Visit): Promise<AccountResponse> {
     const checked = await signedInForm(visit);
     if ("status" in checked) return checked;
@@ -227,9 +247,7 @@ export function createAccountArea(deps: AccountDeps) {
         if (!isGet) return methodNotAllowed("GET, HEAD");
         const current = await session(visit);
         if (!current) return await landing(visit);
-        const notice = url.searchParams.get("done") === "revoked"
-          ? "The key is revoked: calls with it now answer 403 key_revoked."
-          : undefined;
+        const notice = DONE_NOTICES.get(url.searchParams.get("done") ?? "");
         return await dashboard(current, { notice });
       }
       case "/account/signup":
@@ -246,6 +264,9 @@ export function createAccountArea(deps: AccountDeps) {
       case "/account/keys/revoke":
         if (!isPost) return methodNotAllowed("POST");
         return await revokeKey(visit);
+      case "/account/usage-emails":
+        if (!isPost) return methodNotAllowed("POST");
+        return await setEmails(visit);
       case "/account/signout":
         if (!isPost) return methodNotAllowed("POST");
         return await signOut(visit);

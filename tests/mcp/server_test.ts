@@ -29,7 +29,13 @@ import { createMcpHandler } from "../../src/mcp/server.ts";
 import { resetAtOf } from "../../src/accounts/usage.ts";
 
 const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
-const FREE_TOOLS = ["get_overview", "get_opportunity", "list_blog_posts", "get_blog_post"];
+const FREE_TOOLS = [
+  "get_overview",
+  "get_opportunity",
+  "list_blog_posts",
+  "get_blog_post",
+  "get_usage",
+];
 
 interface Served {
   /** Base URL of the MCP endpoint, e.g. http://127.0.0.1:1234/mcp/ */
@@ -99,13 +105,18 @@ function structured(result: CallToolResult): Record<string, unknown> {
   return result.structuredContent as Record<string, unknown>;
 }
 
+/** The error body of an isError result, without its request_id (which every one carries). */
 function errorOf(result: CallToolResult): Record<string, unknown> {
   assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
-  return structured(result);
+  const { request_id, ...body } = structured(result);
+  assert.equal(typeof request_id, "string", "an MCP error result carries request_id");
+  return body;
 }
 
+/** A REST answer's JSON; an error body without its request_id, to compare with MCP's. */
 async function restJson(app: TestApp, path: string, key: string): Promise<Record<string, unknown>> {
-  return await (await app.get(path, key)).json();
+  const { request_id: _, ...body } = await (await app.get(path, key)).json();
+  return body;
 }
 
 async function themeIds(sql: Sql): Promise<Record<string, number>> {
@@ -141,7 +152,7 @@ const INITIALIZE = {
   },
 };
 
-dbTest("MCP initialize and tools/list: seven described tools, free of charge", async (db, t) => {
+dbTest("MCP initialize and tools/list: eight described tools, free of charge", async (db, t) => {
   const app = testApp(db);
   const served = serve(app);
   const { key, accountId } = await makeKey(db.sql, "free");
@@ -153,7 +164,7 @@ dbTest("MCP initialize and tools/list: seven described tools, free of charge", a
       assert.ok(client.getServerCapabilities()?.tools);
     });
     const { tools } = await client.listTools();
-    await t.step("all seven tools, to a Free key too", () => {
+    await t.step("all eight tools, to a Free key too", () => {
       assert.deepEqual(tools.map((x: Tool) => x.name).sort(), [...FREE_TOOLS, ...PRO_TOOLS].sort());
     });
     for (const tool of tools as Tool[]) {
@@ -443,7 +454,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
   const { client, lastHeaders, close } = await connect(served.url, { key: free.key });
   try {
     await t.step("initialize, tools/list and ping still work at the limit", async () => {
-      assert.equal((await client.listTools()).tools.length, 7);
+      assert.equal((await client.listTools()).tools.length, 8);
       await client.ping();
       assert.equal(await usedOf(db.sql, free.accountId), 20);
     });
@@ -548,7 +559,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       ];
       for (const pending of variants) {
         const c = await pending;
-        assert.equal((await c.client.listTools()).tools.length, 7);
+        assert.equal((await c.client.listTools()).tools.length, 8);
         await c.close();
       }
     });

@@ -150,7 +150,14 @@ dbTest("REST quota: 429 body, headers, and what is never charged", async (db, t)
     const res = await app.get(detail, k.key);
     assert.equal(res.status, 429);
     const b = await body(res);
-    assert.deepEqual(Object.keys(b).sort(), ["current", "error", "limit", "message", "reset_at"]);
+    assert.deepEqual(Object.keys(b).sort(), [
+      "current",
+      "error",
+      "limit",
+      "message",
+      "request_id",
+      "reset_at",
+    ]);
     assert.equal(b.error, "quota_exceeded");
     assert.equal(b.current, 20);
     assert.equal(b.limit, 20);

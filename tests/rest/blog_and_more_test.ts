@@ -177,5 +177,6 @@ Deno.test("the OpenAPI document passes a real OpenAPI 3.1 validator", async () =
     "/api/v1/overview",
     "/api/v1/themes/trending",
     "/api/v1/themes/{id}",
+    "/api/v1/usage",
   ]);
 });

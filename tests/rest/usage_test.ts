@@ -1,0 +1,189 @@
+/** Usage records, GET /api/v1/usage and the MCP tool get_usage (issue 18). */
+import assert from "node:assert/strict";
+import { dbTest } from "../helpers/db.ts";
+import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
+import { admit, OPERATIONS, refund } from "../../src/accounts/admission.ts";
+import { readUsageReport } from "../../src/accounts/usage_report.ts";
+
+/** One MCP tools/call over the service's handler, without a session (the endpoint is stateless). */
+async function mcpCall(
+  app: TestApp,
+  key: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ status: number; result: Record<string, unknown>; headers: Headers }> {
+  const res = await app.handler(
+    new Request("http://oppintel.test/mcp/", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "X-API-Key": key,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args },
+      }),
+    }),
+  );
+  const body = await res.json();
+  return { status: res.status, result: body.result, headers: res.headers };
+}
+
+type Report = {
+  used: number;
+  limit: number;
+  remaining: number;
+  reset_at: string;
+  month: string;
+  by_key: { prefix: string; name: string; calls: number; revoked: boolean }[];
+  by_day: { date: string; calls: number }[];
+  by_surface: { rest: number; mcp: number };
+};
+
+async function usage(app: TestApp, key: string, query = ""): Promise<Report> {
+  const res = await app.get(`/api/v1/usage${query}`, key);
+  assert.equal(res.status, 200, await res.clone().text());
+  return await res.json();
+}
+
+dbTest(
+  "usage records: concurrent calls of two keys on both surfaces add up to used",
+  async (db, t) => {
+    const app = testApp(db);
+    await loadFixture(db.sql);
+    const first = await makeKey(db.sql, "pro");
+    const second = await createApiKey(db.sql, { email: first.email, name: "agent" });
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 12; i++) calls.push(app.get("/api/v1/opportunities", first.key));
+    for (let i = 0; i < 7; i++) calls.push(app.get("/api/v1/overview", second.key));
+    for (let i = 0; i < 5; i++) calls.push(mcpCall(app, second.key, "get_overview"));
+    for (let i = 0; i < 4; i++) calls.push(mcpCall(app, first.key, "query_opportunities"));
+    // Free calls are not counted anywhere.
+    for (let i = 0; i < 3; i++) calls.push(app.get("/api/v1/blog", first.key));
+    await Promise.all(calls);
+    const report = await usage(app, first.key);
+
+    await t.step("used is every charged call, and by_key sums to it", () => {
+      assert.equal(report.used, 28);
+      assert.equal(report.used, report.by_key.reduce((n, k) => n + k.calls, 0));
+      assert.deepEqual(report.by_key.map((k) => [k.name, k.calls]), [["test", 16], ["agent", 12]]);
+      assert.equal(report.by_key[0].prefix, first.key.slice(0, 12));
+    });
+    await t.step("by_surface splits REST from MCP, by_day puts them on today", () => {
+      assert.deepEqual(report.by_surface, { rest: 19, mcp: 9 });
+      const today = new Date().toISOString().slice(0, 10);
+      assert.equal(report.by_day.at(-1)?.date, today);
+      assert.equal(report.by_day.at(-1)?.calls, 28);
+      assert.equal(report.by_day[0].date, today.slice(0, 8) + "01");
+      assert.equal(report.by_day.reduce((n, d) => n + d.calls, 0), 28);
+    });
+    await t.step("the counter agrees with the records", async () => {
+      assert.equal(await usedOf(db.sql, first.accountId), 28);
+    });
+    await t.step("MCP get_usage answers the same, free of charge", async () => {
+      const { result, headers } = await mcpCall(app, second.key, "get_usage");
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(result.structuredContent, await usage(app, first.key));
+      assert.equal(headers.get("x-quota-used"), "28");
+      assert.equal(await usedOf(db.sql, first.accountId), 28);
+    });
+  },
+);
+
+dbTest("GET /api/v1/usage is never charged and answers at quota exhaustion", async (db, t) => {
+  const app = testApp(db);
+  await loadFixture(db.sql);
+  const { key, accountId } = await makeKey(db.sql, "free");
+  await setUsed(db.sql, accountId, 20);
+
+  await t.step("a charged call is refused with 429", async () => {
+    assert.equal((await app.get("/api/v1/overview", key)).status, 429);
+  });
+  await t.step("/usage answers 200 with the quota used up, and charges nothing", async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await app.get("/api/v1/usage", key);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("x-quota-remaining"), "0");
+      const body = await res.json();
+      assert.equal(body.used, 20);
+      assert.equal(body.remaining, 0);
+      assert.equal(body.limit, 20);
+    }
+    assert.equal(await usedOf(db.sql, accountId), 20);
+  });
+  await t.step("MCP get_usage answers too", async () => {
+    const { result } = await mcpCall(app, key, "get_usage");
+    assert.equal(result.isError, undefined);
+    assert.equal((result.structuredContent as Report).used, 20);
+  });
+  await t.step("a bad month is 422 invalid_parameter, on REST and MCP", async () => {
+    const now = new Date();
+    const future = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const tooOld = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 13, 1));
+    for (const month of ["2026-13", "26-01", "abc", ym(future), ym(tooOld)]) {
+      const res = await app.get(`/api/v1/usage?month=${month}`, key);
+      assert.equal(res.status, 422, month);
+      const body = await res.json();
+      assert.equal(body.error, "invalid_parameter");
+      assert.equal(body.details[0].param, "month");
+      const mcp = await mcpCall(app, key, "get_usage", { month });
+      assert.equal(mcp.result.isError, true);
+      assert.equal((mcp.result.structuredContent as { error: string }).error, "invalid_parameter");
+    }
+    const oldest = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 12, 1));
+    assert.equal((await usage(app, key, `?month=${ym(oldest)}`)).used, 0);
+  });
+  await t.step("a missing key is still 401", async () => {
+    assert.equal((await app.get("/api/v1/usage")).status, 401);
+  });
+});
+
+function ym(d: Date): string {
+  return d.toISOString().slice(0, 7);
+}
+
+dbTest(
+  "usage records: the month boundary in UTC, and refunds take the record back",
+  async (db, t) => {
+    const { key, keyId, accountId } = await makeKey(db.sql, "pro");
+    const lastSecond = new Date("2026-10-31T23:59:59.500Z");
+    const firstSecond = new Date("2026-11-01T00:00:00.000Z");
+    const account = { id: accountId, plan: "pro" as const };
+    for (const at of [lastSecond, lastSecond, firstSecond]) {
+      const { charged } = await admit(db.sql, key, OPERATIONS.getOverview, undefined, at);
+      assert.equal(charged, true);
+    }
+    const now = new Date("2026-11-15T12:00:00Z");
+
+    await t.step("calls on each side of midnight land in their own month and day", async () => {
+      const october = await readUsageReport(db.sql, account, { month: "2026-10", now });
+      assert.equal(october.used, 2);
+      assert.equal(october.by_day.length, 31);
+      assert.deepEqual(october.by_day.at(-1), { date: "2026-10-31", calls: 2 });
+      assert.equal(october.reset_at, "2026-11-01T00:00:00Z");
+      const november = await readUsageReport(db.sql, account, { now });
+      assert.equal(november.month, "2026-11");
+      assert.equal(november.used, 1);
+      assert.deepEqual(november.by_day[0], { date: "2026-11-01", calls: 1 });
+      assert.equal(november.by_day.length, 15);
+      assert.equal(november.by_key[0].calls, 1);
+    });
+    await t.step(
+      "a refund gives back the unit in the month and on the day of the charge",
+      async () => {
+        const caller = { keyId, accountId } as Parameters<typeof refund>[1];
+        await refund(db.sql, caller, lastSecond);
+        const october = await readUsageReport(db.sql, account, { month: "2026-10", now });
+        assert.equal(october.used, 1);
+        assert.equal(october.by_key[0].calls, 1);
+        assert.deepEqual(october.by_day.at(-1), { date: "2026-10-31", calls: 1 });
+        const november = await readUsageReport(db.sql, account, { now });
+        assert.equal(november.used, 1);
+      },
+    );
+  },
+);
