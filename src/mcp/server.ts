@@ -25,17 +25,8 @@ import { parseInput } from "../catalog/params.ts";
 import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../accounts/usage.ts";
-import {
-  BlogQuerySchema,
-  BlogSlugSchema,
-  OpportunityIdSchema,
-  OpportunityQuerySchema,
-  ThemeIdSchema,
-  TrendingQuerySchema,
-} from "../catalog/schemas.ts";
-import { readUsageReport } from "../accounts/usage_report.ts";
-import { UsageQuerySchema } from "../accounts/usage_schema.ts";
-import { type ToolDefinition, toolListing, type ToolOperation, TOOLS } from "./tools.ts";
+import { prepareOperation } from "../accounts/operations.ts";
+import { type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -72,46 +63,6 @@ export const INSTRUCTIONS =
   "of charge; other calls use the monthly quota, and query_opportunities, " +
   "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
 
-/** Parses a tool's arguments (throws invalid_parameter) and returns the work at a data version. */
-type Prepare = (
-  content: Content,
-  args: unknown,
-  call: { sql: Sql; caller: Caller },
-) => (version: number) => Promise<unknown>;
-
-// The same cached content operations and schemas as the REST routes in src/rest/handler.ts.
-const PREPARE: Record<ToolOperation, Prepare> = {
-  getOverview: (content) => (v) => content.getOverview(v),
-  getOpportunity: (content, args) => {
-    const { id } = parseInput(OpportunityIdSchema, args);
-    return (v) => content.getOpportunity(v, id);
-  },
-  listBlogPosts: (content, args) => {
-    const query = parseInput(BlogQuerySchema, args);
-    return (v) => content.listBlogPosts(v, query);
-  },
-  getBlogPost: (content, args) => {
-    const { slug } = parseInput(BlogSlugSchema, args);
-    return (v) => content.getBlogPost(v, slug);
-  },
-  listOpportunities: (content, args) => {
-    const query = parseInput(OpportunityQuerySchema, args);
-    return (v) => content.listOpportunities(v, query);
-  },
-  listTrendingThemes: (content, args) => {
-    const query = parseInput(TrendingQuerySchema, args);
-    return (v) => content.listTrendingThemes(v, query);
-  },
-  getTheme: (content, args) => {
-    const { id } = parseInput(ThemeIdSchema, args);
-    return (v) => content.getTheme(v, id);
-  },
-  getUsage: (_, args, { sql, caller }) => {
-    const { month } = parseInput(UsageQuerySchema, args);
-    return () => readUsageReport(sql, { id: caller.accountId, plan: caller.plan }, { month });
-  },
-};
-
 function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
   return {
     content: [{ type: "text", text: serializeJson(body) }],
@@ -143,8 +94,8 @@ async function callTool(
   requestId?: string,
 ): Promise<{ result: CallToolResult; usage?: UsageState }> {
   try {
-    const prepared = PREPARE[tool.operation](deps.content, args, { sql: deps.sql, caller });
-    const work = () => prepared(caller.dataVersion);
+    const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
+    const work = () => prepared.work(caller.dataVersion, caller);
     // Tier and cost come from the shared table; messages name the tool the model called.
     const operation = { ...OPERATIONS[tool.operation], name: tool.name };
     const performed = await perform(deps.sql, caller, operation, work);

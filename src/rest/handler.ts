@@ -3,17 +3,15 @@
  * (method -> key -> parameters -> plan -> existence -> charge -> answer); errors are mapped to
  * JSON in one place (platform/responses.ts).
  */
-import type { z } from "zod";
 import {
   admit,
   apiKeyOf,
   authenticate,
-  type Caller,
-  type Existence,
   type Operation,
   OPERATIONS,
   refund,
 } from "../accounts/admission.ts";
+import { type OperationName, type Prepared, prepareOperation } from "../accounts/operations.ts";
 import type { Content } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import {
@@ -23,18 +21,7 @@ import {
   QuotaExceededError,
   toApiError,
 } from "../platform/errors.ts";
-import { rowExistsFragment } from "../catalog/common.ts";
-import {
-  BlogQuerySchema,
-  BlogSlugSchema,
-  OpportunityIdSchema,
-  OpportunityQuerySchema,
-  ThemeIdSchema,
-  TrendingQuerySchema,
-} from "../catalog/schemas.ts";
 import { openApiDocument } from "./openapi.ts";
-import { readUsageReport } from "../accounts/usage_report.ts";
-import { UsageQuerySchema } from "../accounts/usage_schema.ts";
 import { parseParams } from "../catalog/params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
@@ -46,84 +33,27 @@ export interface RestDeps {
   content: Content;
 }
 
-interface RouteInput {
-  search: URLSearchParams;
-  path: Record<string, string>;
-}
-
-/** A parsed request: what must exist, and the work that answers it at a data version. */
-interface Prepared {
-  existence?: Existence;
-  work(version: number, caller: Caller): Promise<unknown>;
-}
-
 interface Route {
   pattern: URLPattern;
-  operation: Operation;
-  /** Parses the parameters (throws 422) and says what the call needs and does. */
-  prepare(input: RouteInput, deps: RestDeps): Prepared;
+  operation: Operation & { name: OperationName };
+  /** Where the operation's input comes from: the path parameters or the query string. */
+  input: "path" | "query";
 }
 
-function route(pathname: string, operation: Operation, prepare: Route["prepare"]): Route {
-  return { pattern: new URLPattern({ pathname }), operation, prepare };
-}
-
-function pathParams<S extends z.ZodObject>(schema: S, input: RouteInput): z.infer<S> {
-  return parseParams(schema, input.path);
-}
-
-/** `exists` of a row by id, checked in the admission statement so a 404 is never charged. */
-function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
-  return {
-    check: rowExistsFragment(sql, table, id),
-    notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),
-  };
+function route(pathname: string, operation: Route["operation"], input: Route["input"]): Route {
+  return { pattern: new URLPattern({ pathname }), operation, input };
 }
 
 const ROUTES: Route[] = [
-  route("/api/v1/opportunities", OPERATIONS.listOpportunities, ({ search }, { content }) => {
-    const query = parseParams(OpportunityQuerySchema, search);
-    return { work: (v) => content.listOpportunities(v, query) };
-  }),
-  route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, (input, { sql, content }) => {
-    const { id } = pathParams(OpportunityIdSchema, input);
-    return {
-      existence: rowExists(sql, "opportunities", id, "opportunity"),
-      work: (v) => content.getOpportunity(v, id),
-    };
-  }),
-  route("/api/v1/blog", OPERATIONS.listBlogPosts, ({ search }, { content }) => {
-    const query = parseParams(BlogQuerySchema, search);
-    return { work: (v) => content.listBlogPosts(v, query) };
-  }),
-  route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, (input, { content }) => {
-    const { slug } = pathParams(BlogSlugSchema, input);
-    return { work: (v) => content.getBlogPost(v, slug) };
-  }),
-  route("/api/v1/overview", OPERATIONS.getOverview, (_, { content }) => ({
-    work: (v) => content.getOverview(v),
-  })),
-  route("/api/v1/categories", OPERATIONS.listCategories, (_, { content }) => ({
-    work: (v) => content.listCategories(v),
-  })),
-  route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, ({ search }, { content }) => {
-    const query = parseParams(TrendingQuerySchema, search);
-    return { work: (v) => content.listTrendingThemes(v, query) };
-  }),
-  route("/api/v1/themes/:id", OPERATIONS.getTheme, (input, { sql, content }) => {
-    const { id } = pathParams(ThemeIdSchema, input);
-    return {
-      existence: rowExists(sql, "themes", id, "theme"),
-      work: (v) => content.getTheme(v, id),
-    };
-  }),
-  route("/api/v1/usage", OPERATIONS.getUsage, ({ search }, { sql }) => {
-    const { month } = parseParams(UsageQuerySchema, search);
-    return {
-      work: (_, caller) =>
-        readUsageReport(sql, { id: caller.accountId, plan: caller.plan }, { month }),
-    };
-  }),
+  route("/api/v1/opportunities", OPERATIONS.listOpportunities, "query"),
+  route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, "path"),
+  route("/api/v1/blog", OPERATIONS.listBlogPosts, "query"),
+  route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, "path"),
+  route("/api/v1/overview", OPERATIONS.getOverview, "query"),
+  route("/api/v1/categories", OPERATIONS.listCategories, "query"),
+  route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, "query"),
+  route("/api/v1/themes/:id", OPERATIONS.getTheme, "path"),
+  route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 
 const REST_METHODS = "GET, OPTIONS";
@@ -175,10 +105,8 @@ export function createRestHandler(
     const key = apiKeyOf(request, url);
     let prepared: Prepared;
     try {
-      prepared = r.prepare(
-        { search: url.searchParams, path: decodePath(match.pathname.groups) },
-        deps,
-      );
+      const input = r.input === "path" ? decodePath(match.pathname.groups) : url.searchParams;
+      prepared = prepareOperation(r.operation.name, deps, (schema) => parseParams(schema, input));
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
       const caller = await authenticate(deps.sql, key);
