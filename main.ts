@@ -9,6 +9,7 @@ import { type Config, readConfig } from "./src/platform/config.ts";
 import { createContent } from "./src/catalog/content.ts";
 import { migrate } from "./src/db/migrate.ts";
 import { type Database, openDatabase } from "./src/db/open.ts";
+import { connectionsByState } from "./src/db/status.ts";
 import { DEMO_EMAIL, type FirstStart, seedFirstStart } from "./src/ingest/seed.ts";
 import { createApp } from "./src/app.ts";
 import { errorResponse } from "./src/platform/responses.ts";
@@ -52,7 +53,11 @@ export function buildHandler(
 } {
   const context = { publicBaseUrl: config.publicBaseUrl };
   const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
-  const metrics = createMetrics({ content, sql: db.sql, poolMax: config.db.poolMax });
+  const metrics = createMetrics({
+    content,
+    connections: () => connectionsByState(db.sql),
+    poolMax: config.db.poolMax,
+  });
   const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom });
   // Started by requests (Deno Deploy has no long-lived timers) but never awaited by them.

@@ -14,16 +14,8 @@ import {
 } from "../platform/errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
 import type postgres from "postgres";
-import {
-  chargeQuota,
-  dayOf,
-  periodOf,
-  refundQuota,
-  type Surface,
-  type UsageState,
-  usageState,
-} from "./usage.ts";
-import { type Plan, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
+import { chargeQuota, dayOf, periodOf, refundQuota, type Surface, usageState } from "./usage.ts";
+import { type Plan, PLAN_LIMITS, PLAN_RANK, type UsageState } from "../platform/plans.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
 export interface Caller {

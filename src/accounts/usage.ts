@@ -1,13 +1,5 @@
 import type { Sql } from "../db/open.ts";
-import { type Plan, PLAN_LIMITS } from "../platform/plans.ts";
-
-/** An account's position in its monthly quota, after the current call's charge if any. */
-export interface UsageState {
-  limit: number;
-  used: number;
-  remaining: number;
-  reset_at: string;
-}
+import { type Plan, PLAN_LIMITS, type UsageState } from "../platform/plans.ts";
 
 /** The first day of `now`'s calendar month in UTC, as the `period` key of usage_counters. */
 export function periodOf(now: Date): string {

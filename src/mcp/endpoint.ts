@@ -7,7 +7,7 @@ import type { Sql } from "../db/open.ts";
 import { MethodNotAllowedError, toApiError } from "../platform/errors.ts";
 import type { Outcome } from "../platform/request_log.ts";
 import { json, preflight, quotaHeaders } from "../platform/responses.ts";
-import type { UsageState } from "../accounts/usage.ts";
+import type { UsageState } from "../platform/plans.ts";
 
 /** Serves an MCP request for an authenticated caller (server.ts). */
 export type McpHandler = (

@@ -24,7 +24,7 @@ import { QuotaExceededError, toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
 import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
-import type { UsageState } from "../accounts/usage.ts";
+import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
 import { type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
 

@@ -6,8 +6,6 @@
  */
 import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
-import type { Sql } from "../db/open.ts";
-import { connectionsByState } from "../db/status.ts";
 
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
 export interface CacheCounts {
@@ -19,8 +17,11 @@ export interface CacheCounts {
 export interface MetricsOptions {
   /** The content operations, whose cache counts are read at each scrape. */
   content?: { stats(): CacheCounts };
-  /** The service's pool: connections by state are read from pg_stat_activity at each scrape. */
-  sql?: Sql;
+  /**
+   * Reads the database's client connections by state at each scrape (db/status.ts
+   * connectionsByState: pg_stat_activity); undefined when the database does not answer.
+   */
+  connections?: () => Promise<{ state: string; n: number }[] | undefined>;
   /** The configured pool size per instance (DB_POOL_MAX), shown as a gauge. */
   poolMax?: number;
 }
@@ -160,7 +161,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       out.push(`oppintel_db_pool_max ${options.poolMax}`);
     }
 
-    if (options.sql) out.push(...await databaseLines(options.sql));
+    if (options.connections) out.push(...await databaseLines(options.connections));
     return out.join("\n") + "\n";
   }
 
@@ -170,12 +171,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 const CONNECTION_STATES = ["active", "idle", "idle in transaction", "other"];
 
 /** Whether the database answers, and its connections by state. */
-async function databaseLines(sql: Sql): Promise<string[]> {
+async function databaseLines(
+  connections: () => Promise<{ state: string; n: number }[] | undefined>,
+): Promise<string[]> {
   const out = [
     "# HELP oppintel_db_up Whether the database answered the scrape's query (1) or not (0).",
     "# TYPE oppintel_db_up gauge",
   ];
-  const rows = await connectionsByState(sql);
+  const rows = await connections();
   if (!rows) {
     out.push("oppintel_db_up 0");
     return out;

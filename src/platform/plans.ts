@@ -9,5 +9,13 @@ export type Plan = (typeof PLANS)[number];
 /** Monthly call limits by plan; the count resets at 00:00 UTC on the 1st. */
 export const PLAN_LIMITS: Record<Plan, number> = { free: 20, pro: 1000, business: 5000 };
 
+/** An account's position in its monthly quota (after the current call's charge, if any). */
+export interface UsageState {
+  limit: number;
+  used: number;
+  remaining: number;
+  reset_at: string;
+}
+
 /** The order of the plans: an operation open to a plan is open to every higher one. */
 export const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };

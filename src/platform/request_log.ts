@@ -2,12 +2,19 @@
  * What a request leaves in the log: the outcome an edge reports (response, caller, route pattern,
  * quota effect) and the path with its secrets redacted; failures are logged with their stack.
  */
-import type { Caller } from "../accounts/admission.ts";
+import type { Plan } from "./plans.ts";
+
+/** Who called, as the log line names them (an authenticated caller of src/accounts/admission.ts). */
+export interface LoggedCaller {
+  keyPrefix: string;
+  accountId: number;
+  plan: Plan;
+}
 
 /** What an edge did with a request, for the log line, metrics and telemetry. */
 export interface Outcome {
   response: Response;
-  caller?: Caller;
+  caller?: LoggedCaller;
   /** The route pattern, for logs and metrics (never the raw path with its ids). */
   route?: string;
   /** What the call did to the quota: charged one unit, was refused (429), or cost nothing. */

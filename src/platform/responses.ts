@@ -1,6 +1,6 @@
 /** Building responses: JSON bodies, CORS, quota headers, and every error mapped in one place. */
 import { type ApiError, MethodNotAllowedError, QuotaExceededError, toApiError } from "./errors.ts";
-import type { UsageState } from "../accounts/usage.ts";
+import type { UsageState } from "./plans.ts";
 
 const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset, " +
   "RateLimit-Policy, RateLimit, Retry-After, X-Request-Id";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMetrics, LATENCY_BUCKETS, metricsHandler } from "../../src/platform/metrics.ts";
 import type { Sql } from "../../src/db/open.ts";
+import { connectionsByState } from "../../src/db/status.ts";
 import { dbTest } from "../helpers/db.ts";
 
 /** The value of the sample `name{labels}` in a Prometheus text body (undefined when absent). */
@@ -87,7 +88,7 @@ Deno.test("createMetrics reports the content cache and its hit ratio", async () 
 });
 
 dbTest("createMetrics reports database connections by state", async (db) => {
-  const metrics = createMetrics({ sql: db.sql });
+  const metrics = createMetrics({ connections: () => connectionsByState(db.sql) });
   const text = await metrics.render();
   assert.equal(sample(text, "oppintel_db_up"), 1);
   for (const state of ["active", "idle", "idle in transaction", "other"]) {
@@ -98,7 +99,7 @@ dbTest("createMetrics reports database connections by state", async (db) => {
 
 Deno.test("createMetrics reports db_up 0 when the database does not answer", async () => {
   const failing = (() => Promise.reject(new Error("connection refused"))) as unknown;
-  const metrics = createMetrics({ sql: failing as Sql });
+  const metrics = createMetrics({ connections: () => connectionsByState(failing as Sql) });
   const text = await metrics.render();
   assert.equal(sample(text, "oppintel_db_up"), 0);
   assert.equal(sample(text, `oppintel_db_connections{state="active"}`), undefined);
