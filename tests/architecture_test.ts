@@ -59,6 +59,26 @@ export function edgeViolations(graph: ModuleNode[]): string[] {
   return out;
 }
 
+/** What each floor below the domains may import besides itself: platform nothing, db platform. */
+const GROUND: Record<string, string[]> = { platform: [], db: ["platform"] };
+
+/** Violations of the ground floor: platform/ or db/ importing a folder above it. */
+export function groundViolations(graph: ModuleNode[]): string[] {
+  const out: string[] = [];
+  for (const node of graph) {
+    const from = areaOf(node.path);
+    const allowed = from === undefined ? undefined : GROUND[from];
+    if (!allowed) continue;
+    for (const target of node.imports) {
+      const to = areaOf(target);
+      if (to !== undefined && to !== from && !allowed.includes(to)) {
+        out.push(`${from} imports ${to}, above it: ${node.path} -> ${target}`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Modules outside src/db/ that import a database driver as code. */
 export function connectionViolations(graph: ModuleNode[]): string[] {
   return graph.filter((node) => node.path.startsWith("src/") && !node.path.startsWith("src/db/"))
@@ -191,6 +211,9 @@ Deno.test("architecture: the rules of the house hold for src/", async (t) => {
   await t.step("edges never import each other; nothing below them imports one", () => {
     assert.deepEqual(edgeViolations(graph), []);
   });
+  await t.step("platform imports no other folder, db only platform", () => {
+    assert.deepEqual(groundViolations(graph), []);
+  });
   await t.step("only src/db/ opens database connections", () => {
     assert.deepEqual(connectionViolations(graph), []);
   });
@@ -226,6 +249,17 @@ Deno.test("architecture: each rule catches the mistake it is for", async (t) => 
     assert.deepEqual(edgeViolations(graph), [
       "catalog imports the edge web: src/catalog/content.ts -> src/web/html.ts",
       "ingest imports the edge cli: src/ingest/seed.ts -> src/cli/args.ts",
+    ]);
+  });
+  await t.step("the ground floor importing a floor above it", () => {
+    const graph = [
+      node("src/platform/metrics.ts", ["src/db/status.ts", "src/platform/config.ts"]),
+      node("src/db/open.ts", ["src/platform/config.ts", "src/catalog/common.ts"]),
+      node("src/catalog/common.ts", ["src/db/open.ts"]),
+    ];
+    assert.deepEqual(groundViolations(graph), [
+      "platform imports db, above it: src/platform/metrics.ts -> src/db/status.ts",
+      "db imports catalog, above it: src/db/open.ts -> src/catalog/common.ts",
     ]);
   });
   await t.step("a driver imported as code outside src/db/", () => {
