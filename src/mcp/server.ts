@@ -4,7 +4,7 @@
  * then stateless JSON requests) on one URL, from one server factory and one tool definition set.
  * The key was checked by endpoint.ts before we get here; a server instance serves one HTTP
  * request only, so one is built per request, while everything costly (the tool listing with its
- * JSON Schemas, the JSON Schema validator) is built once in createMcpHandler.
+ * JSON Schemas) is built once in createMcpHandler.
  */
 import {
   type AuthInfo,
@@ -18,7 +18,6 @@ import {
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { type Caller, OPERATIONS, perform } from "../accounts/admission.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
@@ -28,7 +27,7 @@ import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
-import { type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
+import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -116,13 +115,6 @@ async function callTool(
   }
 }
 
-/**
- * How long a client or a gateway may reuse `tools/list` and `server/discover` (2026-07-28
- * caching): the tools change only with a deployment, and both answers are the same for every
- * key, so any cache may share them (`public`).
- */
-export const LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "public" } as const;
-
 /** One HTTP request: who calls, and the usage after its last charged call (for X-Quota-*). */
 interface Exchange {
   caller: Caller;
@@ -161,9 +153,6 @@ export function createMcpHandler(
     tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
   };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  // The SDK builds a validator per Server unless given one; it is used only for elicitation,
-  // which these tools never do, so one shared instance serves every request.
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   /** The one server definition both eras are served from. */
   function buildServer(exchange: Exchange): Server {
@@ -172,7 +161,6 @@ export function createMcpHandler(
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      jsonSchemaValidator,
       cacheHints: { "tools/list": LIST_CACHE_HINT, "server/discover": LIST_CACHE_HINT },
     });
     server.setRequestHandler("tools/list", () => listing);

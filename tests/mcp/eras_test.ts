@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
-import { LIST_CACHE_HINT } from "../../src/mcp/server.ts";
+import { LIST_CACHE_HINT } from "../../src/mcp/tools.ts";
 
 const MODERN = "2026-07-28";
 
