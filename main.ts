@@ -18,6 +18,7 @@ import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 import { createUsageMail } from "./src/web/usage_mail.ts";
+import { createWatchService } from "./src/watches/service.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -59,9 +60,14 @@ export function buildHandler(
   const usageMail = options.usageMail
     ? createUsageMail({ sql: db.sql, mailer, publicBaseUrl: config.publicBaseUrl })
     : undefined;
+  const watches = createWatchService(db.sql, {
+    publicBaseUrl: config.publicBaseUrl,
+    urlPolicy: { allow: config.webhookAllow },
+  });
   const handler = createApp({
     sql: db.sql,
     content,
+    watches,
     log: (entry) => {
       metrics.record(entry);
       annotateSpan(entry);
