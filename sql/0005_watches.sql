@@ -68,7 +68,7 @@ create table watch_jobs (
   kind text not null check (kind in ('webhook', 'email', 'disabled_notice')),
   opportunity_ids integer[] not null default '{}',
   -- The event as first sent, so that every retry sends the same bytes under the same id.
-  payload jsonb,
+  payload text,
   state text not null default 'pending' check (state in ('pending', 'done', 'dead', 'cancelled')),
   attempts integer not null default 0 check (attempts >= 0),
   run_at timestamptz not null,

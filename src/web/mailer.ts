@@ -9,6 +9,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** Extra header fields (List-Unsubscribe of the watch digests). */
+  headers?: Record<string, string>;
 }
 
 /** Something that delivers mails. */
