@@ -23,7 +23,7 @@ export const DIGEST_ITEMS = 20;
 
 /** The no-sign-in unsubscribe address of a watch's digests. */
 export function unsubscribeUrl(publicBaseUrl: string, emailToken: string): string {
-  return `${publicBaseUrl}/watches/unsubscribe/${emailToken}`;
+  return `${publicBaseUrl}/watches/unsubscribe?token=${emailToken}`;
 }
 
 /** The API address of an opportunity (answers with the reader's key). */

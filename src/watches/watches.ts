@@ -75,7 +75,7 @@ async function newFeedToken(): Promise<{ token: string; hash: string }> {
 
 /** The public URL of a watch's feed. */
 export function feedUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl}/feeds/watches/${token}`;
+  return `${publicBaseUrl}/feeds/watch?token=${token}`;
 }
 
 interface WatchRow {

@@ -45,7 +45,7 @@ dbTest("POST /api/v1/watches creates a watch, shows its secrets once, lists it",
     online_only: true,
   });
   assert.match(watch.webhook_secret, /^whsec_[A-Za-z0-9+/=]{40,}$/);
-  assert.match(watch.feed_url, /^https:\/\/oppintel\.example\/feeds\/watches\/oi_feed_/);
+  assert.match(watch.feed_url, /^https:\/\/oppintel\.example\/feeds\/watch\?token=oi_feed_/);
   assert.deepEqual(watch.deliveries, {
     webhook: { url: "http://127.0.0.1:9/hook", disabled_at: null, failing_since: null },
     email: true,
@@ -60,7 +60,7 @@ dbTest("POST /api/v1/watches creates a watch, shows its secrets once, lists it",
   assert.equal(one.status, 200);
   assert.equal((await one.json()).id, watch.id);
   const [stored] = await db.sql`select feed_token_hash from watches where id = ${watch.id}`;
-  const token = watch.feed_url.split("/").at(-1);
+  const token = new URL(watch.feed_url).searchParams.get("token");
   assert.notEqual(stored.feed_token_hash, token, "the feed token is stored as a digest");
   assert.match(stored.feed_token_hash, /^[0-9a-f]{64}$/);
   assert.equal(await usedOf(db.sql, accountId), 0, "managing watches costs no quota");
