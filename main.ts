@@ -86,7 +86,7 @@ export function buildHandler(
       annotateSpan(entry);
       write(entry);
     },
-    mcp: createMcpHandler({ sql: db.sql, context, content }),
+    mcp: createMcpHandler({ sql: db.sql, context, content, watches }),
     web: createWebHandler({
       sql: db.sql,
       context,
