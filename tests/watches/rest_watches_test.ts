@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { BASE, makeKey, testApp, usedOf } from "../helpers/app.ts";
 
 const ENV = { WATCH_WEBHOOK_ALLOW: "127.0.0.1" };
@@ -211,4 +213,33 @@ dbTest("OPTIONS on a watch path lists the write methods", async (db) => {
   const res = await send(app, "OPTIONS", "/api/v1/watches", undefined);
   assert.equal(res.status, 204);
   assert.match(res.headers.get("access-control-allow-methods")!, /PATCH/);
+});
+
+dbTest("Watch answers validate against their OpenAPI schemas", async (db) => {
+  const app = testApp(db, ENV);
+  const { key } = await makeKey(db.sql, "pro");
+  const doc = await (await app.get("/api/v1/openapi.json")).json();
+  const ajv = new Ajv2020({ strict: false });
+  addFormats.default(ajv);
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+  }
+  const check = (ref: string, body: unknown) => {
+    const validate = ajv.getSchema(`#/components/schemas/${ref}`)!;
+    assert.ok(validate(body), JSON.stringify(validate.errors));
+  };
+  const created = await send(app, "POST", "/api/v1/watches", key, {
+    name: "Documented",
+    query: { q: "invoice" },
+    deliveries: { webhook: { url: "http://127.0.0.1:9/" }, feed: true },
+  });
+  assert.ok(doc.paths["/api/v1/watches"].post.responses["201"]);
+  const watch = await created.json();
+  check("WatchWithSecrets", watch);
+  check("WatchList", await (await send(app, "GET", "/api/v1/watches", key)).json());
+  check("Watch", await (await send(app, "GET", `/api/v1/watches/${watch.id}`, key)).json());
+  check(
+    "DeliveryList",
+    await (await send(app, "GET", `/api/v1/watches/${watch.id}/deliveries`, key)).json(),
+  );
 });
