@@ -43,18 +43,18 @@ create table watches (
 );
 
 -- Which opportunities each watch has matched, and when: the "not delivered before" of the
--- matching, and the entries of the feed. No foreign key to opportunities: an import can add
--- millions of rows here, and a per-row key check doubled the cost; the service never deletes
--- opportunities, and the feed joins them, so a row left by a deleted one is never shown.
+-- matching, and the entries of the feed.
 create table watch_matches (
   watch_id integer not null references watches (id) on delete cascade,
-  opportunity_id integer not null,
+  opportunity_id integer not null references opportunities (id) on delete cascade,
   matched_at timestamptz not null,
   primary key (watch_id, opportunity_id)
 );
 
 -- Used in: the Atom feed (a watch's newest matches first).
 create index watch_matches_feed_idx on watch_matches (watch_id, matched_at desc, opportunity_id desc);
+-- Used in: deleting an opportunity (the foreign key's cascade).
+create index watch_matches_opportunity_idx on watch_matches (opportunity_id);
 
 -- Used in: the new matches after an import (the rows its transaction wrote, updated_at = now()).
 create index opportunities_updated_idx on opportunities (updated_at);
