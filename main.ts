@@ -19,6 +19,7 @@ import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 import { createUsageMail } from "./src/web/usage_mail.ts";
+import { listSurfaces } from "./src/surfaces.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -79,6 +80,7 @@ export function buildHandler(
       mailer,
       contactEmail: config.contactEmail,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
+      surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
   });

@@ -1,19 +1,22 @@
 /**
- * The public web of the service: article pages (/blog), the account area (/account) and their
- * two static files (/assets). `createWebHandler` answers those paths and returns undefined for
+ * The public web of the service: the home page (/), article pages (/blog), the account area
+ * (/account) and their two static files (/assets). `createWebHandler` answers those paths and returns undefined for
  * every other one, so the main handler can try it first and fall through to the API.
  */
 import type { Sql } from "../db/open.ts";
+import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage, createPageCache } from "./blog.ts";
+import { blogPage, createPageCache, type Rendered } from "./blog.ts";
+import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
+export type { Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
@@ -34,6 +37,11 @@ export interface WebDeps {
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * The REST endpoints and MCP tools of each operation, for the home page's plan table (the
+   * composition root reads them from the other edges); without it the table is empty.
+   */
+  surfaces?: Surfaces;
 }
 
 /** The answer of a web path, or undefined for a path the web does not serve. */
@@ -64,7 +72,7 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 }
 
 function isWebPath(path: string): boolean {
-  return path === "/blog" || path.startsWith("/blog/") || path === "/account" ||
+  return path === "/" || path === "/blog" || path.startsWith("/blog/") || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS;
 }
 
@@ -82,16 +90,27 @@ function htmlPage(status: number, title: string, text: string): Response {
   });
 }
 
+async function staticPage(body: string): Promise<Rendered> {
+  const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
+  return { status: 200, body, contentType: "text/html; charset=utf-8", etag };
+}
+
 function withoutBodyForHead(request: Request, response: Response): Response {
   if (request.method !== "HEAD") return response;
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
-/** Builds the handler of the public web: /blog, /account and /assets. */
+/** Builds the handler of the public web: /, /blog, /account and /assets. */
 export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
   const cache = createPageCache();
   const clientIp = deps.clientIp ?? defaultIp;
+  // The home page changes only with a deployment: rendered once, on first use.
+  let home: Promise<Rendered> | undefined;
+  const homePage = () =>
+    home ??= staticPage(
+      renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }),
+    );
   const account = createAccountArea({
     sql: deps.sql,
     context: deps.context,
@@ -131,7 +150,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       response.headers.set("Allow", "GET, HEAD");
       return response;
     }
-    const rendered = await blogPage(
+    const rendered = path === "/" ? await homePage() : await blogPage(
       { sql: deps.sql, context: deps.context, cache },
       path,
       url.searchParams,
