@@ -21,6 +21,7 @@ import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/han
 import { createUsageMail } from "./src/web/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
+import { listSurfaces } from "./src/surfaces.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -98,6 +99,7 @@ export function buildHandler(
       mailer,
       contactEmail: config.contactEmail,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
+      surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
   });
