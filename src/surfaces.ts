@@ -23,7 +23,10 @@ export function listSurfaces(): Surfaces {
     string,
     Record<string, { operationId?: string; summary?: string }>
   >;
-  const rest = Object.entries(paths).flatMap(([path, methods]) =>
+  // Watches are managed, not called against the quota: their plan limits are a count of
+  // watches (README, "Watches"), so they are not rows of the per-operation plan table.
+  const called = Object.entries(paths).filter(([path]) => !path.startsWith("/api/v1/watches"));
+  const rest = called.flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, spec]) => ({
       method: method.toUpperCase(),
       path,
