@@ -10,6 +10,7 @@ import { NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
+import type { WatchService } from "./watches/service.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -24,6 +25,8 @@ export interface AppDeps {
   web?: (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | undefined>;
   /** Serves GET /metrics; without it /metrics is an unknown path. */
   metrics?: (request: Request) => Promise<Response>;
+  /** The watch operations; without them /api/v1/watches is an unknown path. */
+  watches?: WatchService;
 }
 
 /** Builds the service's fetch handler. */
@@ -47,9 +50,6 @@ export function createApp(
       return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
-    if (path === "/" && deps.web) {
-      return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
-    }
     const page = await deps.web?.(request, info);
     if (page) return { response: page, route: "web" };
     throw new NotFoundError(`Cannot find "${path}"`);

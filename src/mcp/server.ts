@@ -30,7 +30,9 @@ import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
-import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
+import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import type { WatchService } from "../watches/service.ts";
+import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -43,6 +45,8 @@ export interface McpDeps {
   fixtureTools?: FixtureTool[];
   /** The cached content operations shared with REST; made from sql and context when absent. */
   content?: Content;
+  /** The watch operations; with them the watch tools are listed and served. */
+  watches?: WatchService;
 }
 
 /** A tool listed verbatim and answered by `call`, outside plans and quota. */
@@ -190,7 +194,11 @@ export function createMcpHandler(
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
-    tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
+    tools: [
+      ...TOOLS.map(toolListing),
+      ...(deps.watches ? WATCH_TOOLS.map(toolListing) : []),
+      ...[...fixtures.values()].map((f) => f.tool),
+    ],
   };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -207,12 +215,16 @@ export function createMcpHandler(
     server.setRequestHandler("tools/call", async ({ params }) => {
       const fixture = fixtures.get(params.name);
       if (fixture) return await fixture.call(params.arguments ?? {});
+      const { caller, requestId } = exchange;
+      const watchTool = deps.watches && WATCH_TOOLS_BY_NAME.get(params.name);
+      if (watchTool) {
+        return await callWatchTool(deps.watches!, caller, watchTool, params.arguments, requestId);
+      }
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
       }
-      const { caller, requestId } = exchange;
       const called = await callTool(withContent, caller, tool, params.arguments, requestId);
       if (called.usage) exchange.usage = called.usage;
       return called.result;

@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
-import { LIST_CACHE_HINT } from "../../src/mcp/tools.ts";
+import { LIST_CACHE_HINT, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 
 const MODERN = "2026-07-28";
 
@@ -188,7 +188,7 @@ dbTest("MCP both eras: a tool call is charged once and answers REST's bytes", as
     }
     await t.step("every era lists the same tools, outputSchema included", () => {
       assert.equal(listings.length, CLIENT_KINDS.length);
-      assert.equal(listings[0].length, 8);
+      assert.equal(listings[0].length, TOOLS.length + WATCH_TOOLS.length);
       for (const listing of listings.slice(1)) assert.deepEqual(listing, listings[0]);
       assert.ok(listings[0].every((tool) => typeof tool.outputSchema === "object"));
     });
@@ -390,7 +390,7 @@ dbTest("MCP list results carry the revision's cache hints on 2026-07-28 only", a
       );
       assert.equal(res.status, 200);
       const result = res.body.result as Record<string, unknown>;
-      assert.equal((result.tools as unknown[]).length, 8);
+      assert.equal((result.tools as unknown[]).length, TOOLS.length + WATCH_TOOLS.length);
       assert.equal(result.ttlMs, undefined);
       assert.equal(result.cacheScope, undefined);
     });
