@@ -283,11 +283,8 @@ export function createMcpHandler(
     if (headers.get("content-type") === "application/json") {
       headers.set("content-type", "application/json; charset=utf-8");
     }
-    // A JSON answer is complete here and goes out with a Content-Length on both eras, as before
-    // (piped through, it would go out chunked); an event stream (only subscriptions/listen opens
-    // one) passes through as it comes.
-    const streamed = headers.get("content-type")?.startsWith("text/event-stream");
-    const body = streamed || !response.body ? response.body : await response.arrayBuffer();
-    return new Response(body, { status: response.status, headers });
+    // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)
+    // passes through as it comes.
+    return new Response(response.body, { status: response.status, headers });
   };
 }
