@@ -97,6 +97,7 @@ export function buildHandler(
       context,
       mailer,
       contactEmail: config.contactEmail,
+      watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
