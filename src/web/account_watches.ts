@@ -15,17 +15,8 @@ import { formatDate, html, type SafeHtml } from "./html.ts";
 const SHOWN_ATTEMPTS = 5;
 
 /** The text fields of the create form, as typed (shown again after an error). */
-const TEXT_FIELDS = [
-  "name",
-  "q",
-  "platform",
-  "channel",
-  "category",
-  "recommendation",
-  "min_score",
-  "sort",
-  "webhook_url",
-] as const;
+const TEXT_FIELDS = "name q platform channel category recommendation min_score sort webhook_url"
+  .split(" ");
 const QUERY_FIELDS = [
   "q",
   "platform",
@@ -218,7 +209,10 @@ function attemptTable(list: DeliveryList | undefined): SafeHtml {
   const rows = attempts.map((a) =>
     html`
       <tr>
-        <td>${formatDate(a.attempted_at)}</td>
+        <td><time datetime="${a.attempted_at}">${a.attempted_at.slice(0, 16).replace(
+          "T",
+          " ",
+        )} UTC</time></td>
         <td>${a.kind}</td>
         <td>${a.ok ? "ok" : "failed"}</td>
         <td>${a.status_code ?? "none"}</td>
