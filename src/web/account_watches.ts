@@ -254,7 +254,7 @@ function watchCard(watch: Watch, attempts: DeliveryList | undefined, csrf: SafeH
       <p>Query: ${querySummary(watch)}. Created ${formatDate(watch.created_at)}.</p>
       ${deliverySummary(watch)}
       ${attemptTable(attempts)}
-      <p>
+      <div class="actions">
         ${watch.paused
           ? actionForm(csrf, watch, "resume", "Resume")
           : actionForm(csrf, watch, "pause", "Pause")}
@@ -263,7 +263,7 @@ function watchCard(watch: Watch, attempts: DeliveryList | undefined, csrf: SafeH
           : ""}
         ${watch.deliveries.feed ? actionForm(csrf, watch, "rotate-feed", "Rotate feed token") : ""}
         ${actionForm(csrf, watch, "delete", "Delete")}
-      </p>
+      </div>
     </article>
   `;
 }

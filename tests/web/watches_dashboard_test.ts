@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { HtmlValidate } from "html-validate";
 import { findAccountByEmail } from "../../src/accounts/accounts.ts";
 import { createWatchService } from "../../src/watches/service.ts";
 import { dbTest, type TestDb } from "../helpers/db.ts";
@@ -33,6 +34,14 @@ async function watchIds(db: TestDb, email: string): Promise<{ id: number; paused
     ...await db.sql<{ id: number; paused: boolean }[]>`
     select id, paused from watches where account_id = ${account!.id} order by id`,
   ];
+}
+
+const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+async function problems(page: string): Promise<string[]> {
+  const report = await validator.validateString(page);
+  return report.results.flatMap((r) =>
+    r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`)
+  );
 }
 
 function codeIn(page: string, id: string): string | undefined {
@@ -90,6 +99,7 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
     assert.match(bad.text, /id="watch-min_score-error"/);
     assert.match(bad.text, /aria-invalid="true" aria-describedby="watch-min_score-error"/);
     assert.match(bad.text, /value="Invoices"/);
+    assert.deepEqual(await problems(bad.text), []);
     const relevance = await ada.post("/account/watches", {
       ...fields,
       q: "",
@@ -122,6 +132,7 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
     const feed = codeIn(made.text, "watch-feed-url");
     assert.match(secret ?? "", /^whsec_/);
     assert.match(feed ?? "", /^http:\/\/localhost:8000\/feeds\/watch\?token=oi_feed_/);
+    assert.deepEqual(await problems(made.text), []);
     const rows = await watchIds(db, "ada@example.com");
     assert.equal(rows.length, 1);
     id = rows[0].id;
@@ -149,6 +160,7 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
       text,
       /<td><time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/td>\s*<td>webhook<\/td>\s*<td>failed<\/td>\s*<td>503<\/td>\s*<td>HTTP 503 from receiver/,
     );
+    assert.deepEqual(await problems(text), []);
   });
 
   await t.step("pause and resume need the CSRF token and change the watch", async () => {
