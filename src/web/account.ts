@@ -34,6 +34,7 @@ import {
   isWatchAction,
   madeWatchCard,
   WATCH_NOTICES,
+  type WatchActions,
   watchesSection,
   type WatchExtra,
 } from "./account_watches.ts";
@@ -245,9 +246,13 @@ export function createAccountArea(deps: AccountDeps) {
     return redirect(`/account?done=emails-${on ? "on" : "off"}#usage-emails`);
   }
 
-  async function watchForm(visit: Visit, action: string): Promise<AccountResponse> {
+  async function watchForm(
+    visit: Visit,
+    action: string,
+    watchActions: WatchActions,
+  ): Promise<AccountResponse> {
     const checked = await signedInForm(visit);
-    if ("status" in checked || !watchActions) return "status" in checked ? checked : redirect("/");
+    if ("status" in checked) return checked;
     const { current, form } = checked;
     const owner = { accountId: current.account.id, plan: current.account.plan };
     const outcome = action === ""
@@ -313,9 +318,9 @@ export function createAccountArea(deps: AccountDeps) {
         const action = path.startsWith("/account/watches")
           ? path.slice("/account/watches".length).replace(/^\//, "")
           : undefined;
-        if (action !== undefined && deps.watches && isWatchAction(action)) {
+        if (action !== undefined && watchActions && isWatchAction(action)) {
           if (!isPost) return methodNotAllowed("POST");
-          return await watchForm(visit, action);
+          return await watchForm(visit, action, watchActions);
         }
         return message(404, "Page not found", html`<p><a href="/account">Your account</a></p>`);
       }

@@ -376,7 +376,13 @@ export async function watchesSection(
 ): Promise<SafeHtml> {
   const { items } = await watches.list(owner);
   const attempts = await Promise.all(
-    items.map((w) => watches.deliveries(owner, w.id).catch(() => undefined)),
+    // A watch deleted meanwhile (404) shows no attempts; any other failure is the page's.
+    items.map((w) =>
+      watches.deliveries(owner, w.id).catch((error) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      })
+    ),
   );
   const cards = items.map((w, i) => watchCard(w, attempts[i], csrf));
   return html`
