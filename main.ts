@@ -21,6 +21,7 @@ import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/han
 import { createUsageMail } from "./src/web/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
+import { listSurfaces } from "./src/surfaces.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -99,6 +100,7 @@ export function buildHandler(
       contactEmail: config.contactEmail,
       watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
+      surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
   });

@@ -50,9 +50,6 @@ export function createApp(
       return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
-    if (path === "/" && deps.web) {
-      return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
-    }
     const page = await deps.web?.(request, info);
     if (page) return { response: page, route: "web" };
     throw new NotFoundError(`Cannot find "${path}"`);

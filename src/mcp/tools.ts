@@ -4,7 +4,7 @@
  * accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both read
  * it, and the stdio package must not pull in database code.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   BlogListSchema,
   BlogPostSchema,
@@ -57,6 +57,14 @@ export interface ToolDefinition {
   };
   operation: ToolOperation;
 }
+
+/**
+ * How long a client or a gateway may reuse `tools/list` and `server/discover` (revision
+ * 2026-07-28 caching): the tools change only with a release, and both answers are the same for
+ * every key, so any cache may share them (`public`). Used by the hosted endpoint and the npm
+ * stdio package alike.
+ */
+export const LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 
 const ANNOTATIONS = {
   readOnlyHint: true,

@@ -22,7 +22,7 @@ import {
   toApiError,
 } from "../platform/errors.ts";
 import { openApiDocument } from "./openapi.ts";
-import { parseParams } from "../catalog/params.ts";
+import { parseParams, parseQuery } from "../catalog/params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
 import type { WatchService } from "../watches/service.ts";
@@ -119,8 +119,14 @@ export function createRestHandler(
     const key = apiKeyOf(request, url);
     let prepared: Prepared;
     try {
-      const input = r.input === "path" ? decodePath(match.pathname.groups) : url.searchParams;
-      prepared = prepareOperation(r.operation.name, deps, (schema) => parseParams(schema, input));
+      prepared = prepareOperation(
+        r.operation.name,
+        deps,
+        (schema) =>
+          r.input === "path"
+            ? parseParams(schema, decodePath(match.pathname.groups))
+            : parseQuery(schema, url),
+      );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
       const caller = await authenticate(deps.sql, key);

@@ -139,10 +139,11 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
       assert.equal((await res.json()).error, "not_found");
     }
   });
-  await t.step("the site root leads to the articles", async () => {
+  await t.step("the site root is the home page (tests/web/home_test.ts)", async () => {
     const res = await app.get("/");
-    assert.equal(res.status, 302);
-    assert.equal(res.headers.get("location"), "/blog");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.match(await res.text(), /<a href="\/docs">API reference<\/a>/);
   });
   await t.step("a trailing slash is accepted", async () => {
     assert.equal((await app.get("/api/v1/opportunities/", key)).status, 200);
