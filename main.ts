@@ -98,6 +98,7 @@ export function buildHandler(
       context,
       mailer,
       contactEmail: config.contactEmail,
+      watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
     }),

@@ -15,6 +15,7 @@ import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
+import { createWatchService, type WatchService } from "../watches/service.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
@@ -39,6 +40,8 @@ export interface WebDeps {
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
   log?: (entry: Record<string, unknown>) => void;
+  /** The watch operations of the dashboard; by default made on `sql` with no SSRF allow-list. */
+  watches?: WatchService;
   /**
    * The REST endpoints and MCP tools of each operation, for the home page's plan table (the
    * composition root reads them from the other edges); without it the table is empty.
@@ -141,6 +144,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     secureCookies: deps.secureCookies,
     contactEmail: deps.contactEmail,
     log,
+    watches: deps.watches ??
+      createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
   });
 
   async function serve(
