@@ -81,6 +81,7 @@ export function buildHandler(
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
+    bodyTimeoutMs: config.bodyTimeoutMs,
   });
   const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
     usageMail?.poke();

@@ -10,6 +10,7 @@ import { NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readBodyWithin } from "./platform/body.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -24,6 +25,8 @@ export interface AppDeps {
   web?: (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | undefined>;
   /** Serves GET /metrics; without it /metrics is an unknown path. */
   metrics?: (request: Request) => Promise<Response>;
+  /** How long a request body may take to arrive before a 408 (platform/body.ts; 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** Builds the service's fetch handler. */
@@ -66,7 +69,8 @@ export function createApp(
     const requestId = requestIdOf(request);
     let outcome: Outcome;
     try {
-      outcome = await route(request, url, requestId, info);
+      const whole = await readBodyWithin(request, deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+      outcome = await route(whole, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       outcome = { response: errorResponse(error) };

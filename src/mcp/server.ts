@@ -4,12 +4,13 @@
  * serve one request only, so both are built per request; everything costly (the tool listing
  * with its JSON Schemas) is built once in createMcpHandler.
  */
+import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type CallToolRequest,
-  CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
@@ -114,6 +115,26 @@ async function callTool(
   }
 }
 
+// Only the method: the params are checked by checkCallParams.
+const LenientCallToolSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+
+/** The params of tools/call, or a -32602 error saying in words what is wrong with them. */
+function checkCallParams(params: unknown): CallToolRequest["params"] {
+  // A plain error with a code: McpError would put "MCP error -32602: " before the message.
+  const invalid = (problem: string) =>
+    Object.assign(new Error(`Invalid params: ${problem}`), { code: ErrorCode.InvalidParams });
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw invalid("params must be an object");
+  }
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (name === undefined) throw invalid('"name" is required');
+  if (typeof name !== "string") throw invalid('"name" must be a string');
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    throw invalid('"arguments" must be an object');
+  }
+  return params as CallToolRequest["params"];
+}
+
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
@@ -141,16 +162,24 @@ export function createMcpHandler(
       jsonSchemaValidator,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => listing);
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }: CallToolRequest) => {
-      const fixture = fixtures.get(params.name);
-      if (fixture) return await fixture.call(params.arguments ?? {});
-      const tool = byName.get(params.name);
-      // An unknown tool is a protocol error, as the MCP specification's tools page shows.
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-      const called = await callTool(withContent, caller, tool, params.arguments, requestId);
-      if (called.usage) usage = called.usage;
-      return called.result;
-    });
+    // Registered on the protocol layer with a lenient schema: the SDK's own tools/call parsing
+    // answers a mistyped `name` with -32603 and a raw validation dump; checkCallParams answers
+    // -32602 Invalid params in words. The handler's results are valid CallToolResults.
+    Protocol.prototype.setRequestHandler.call(
+      server,
+      LenientCallToolSchema,
+      async (request: { params: unknown }) => {
+        const params = checkCallParams(request.params);
+        const fixture = fixtures.get(params.name);
+        if (fixture) return await fixture.call(params.arguments ?? {});
+        const tool = byName.get(params.name);
+        // An unknown tool is a protocol error, as the MCP specification's tools page shows.
+        if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
+        const called = await callTool(withContent, caller, tool, params.arguments, requestId);
+        if (called.usage) usage = called.usage;
+        return called.result;
+      },
+    );
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -21,6 +21,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Bearer token for GET /metrics; undefined turns the endpoint off. */
   readonly metricsToken: string | undefined;
+  /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
+  readonly bodyTimeoutMs: number;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -58,6 +60,8 @@ const EnvSchema = z.object({
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
+  BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
+    .default(10_000),
 });
 
 function count(message: string, min: number, max: number) {
@@ -84,6 +88,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
+    bodyTimeoutMs: e.BODY_TIMEOUT_MS,
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,
