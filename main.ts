@@ -103,6 +103,7 @@ export function buildHandler(
       surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
+    bodyTimeoutMs: config.bodyTimeoutMs,
   });
   const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
     usageMail?.poke();

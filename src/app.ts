@@ -11,6 +11,7 @@ import { logFailure, type Outcome, redactedPath } from "./platform/request_log.t
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readBodyWithin } from "./platform/body.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   metrics?: (request: Request) => Promise<Response>;
   /** The watch operations; without them /api/v1/watches is an unknown path. */
   watches?: WatchService;
+  /** How long a request body may take to arrive before a 408 (platform/body.ts; 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** Builds the service's fetch handler. */
@@ -66,7 +69,8 @@ export function createApp(
     const requestId = requestIdOf(request);
     let outcome: Outcome;
     try {
-      outcome = await route(request, url, requestId, info);
+      const whole = await readBodyWithin(request, deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+      outcome = await route(whole, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       outcome = { response: errorResponse(error) };

@@ -3,6 +3,7 @@
  * (/blog), the account area (/account) and their static files (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for
  * every other one, so the main handler can try it first and fall through to the API.
  */
+import { redactKeys } from "../platform/request_log.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
@@ -212,8 +213,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       log({
         level: "error",
         method: request.method,
-        // Only the path: the query of an account link carries a token.
-        path: url.pathname,
+        // Only the path (the query of an account link carries a token), without key shapes.
+        path: redactKeys(url.pathname),
         error: error instanceof Error ? error.stack ?? error.message : String(error),
       });
       return htmlPage(500, "Something went wrong", "Please try again in a moment.");
