@@ -10,6 +10,7 @@ import { NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
+import type { WatchService } from "./watches/service.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -24,6 +25,8 @@ export interface AppDeps {
   web?: (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | undefined>;
   /** Serves GET /metrics; without it /metrics is an unknown path. */
   metrics?: (request: Request) => Promise<Response>;
+  /** The watch operations; without them /api/v1/watches is an unknown path. */
+  watches?: WatchService;
 }
 
 /** Builds the service's fetch handler. */

@@ -2,6 +2,7 @@ import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { type Plan, PLANS } from "../platform/plans.ts";
 import { iso } from "../catalog/common.ts";
+import { textProblem } from "../catalog/schemas.ts";
 
 /** A customer account: a unique e-mail (compared case-insensitively), a plan and a verification. */
 export interface Account {
@@ -25,7 +26,8 @@ const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+$/;
 
 /** True when `email` has the shape the accounts table accepts. */
 export function isEmail(email: string): boolean {
-  return EMAIL_PATTERN.test(email.trim());
+  // A control character or a lone surrogate could not even be looked up (PostgreSQL refuses NUL).
+  return EMAIL_PATTERN.test(email.trim()) && textProblem(email) === undefined;
 }
 
 /** True when `plan` is one of free, pro or business. */

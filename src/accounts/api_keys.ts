@@ -1,3 +1,4 @@
+import { textProblem } from "../catalog/schemas.ts";
 import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./keys.ts";
@@ -49,6 +50,13 @@ function toInfo(row: ApiKeyRow): ApiKeyInfo {
   };
 }
 
+/** What is wrong with a key name (too long, a control character), or undefined. */
+export function keyNameProblem(name: string): string | undefined {
+  if (name.length > MAX_NAME_LENGTH) return `A key name has at most ${MAX_NAME_LENGTH} characters`;
+  const problem = textProblem(name);
+  return problem ? `A key name ${problem}` : undefined;
+}
+
 /**
  * Creates a key for a verified account holding fewer than 5 keys that are not revoked. The
  * account row is locked for the check and the insert, so concurrent creations cannot pass the
@@ -60,9 +68,8 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const email = options.email.trim();
   const name = options.name?.trim() || "default";
-  if (name.length > MAX_NAME_LENGTH) {
-    throw new AccountError(`A key name has at most ${MAX_NAME_LENGTH} characters`);
-  }
+  const problem = keyNameProblem(name);
+  if (problem) throw new AccountError(problem);
   const key = generateApiKey();
   const hash = await hashApiKey(key);
   return await sql.begin(async (tx) => {

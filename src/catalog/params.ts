@@ -78,6 +78,37 @@ export function parseParams<S extends z.ZodObject>(
 }
 
 /**
+ * Parses the query string of `url` with `schema`, as parseParams does, after checking that every
+ * parameter the schema knows is well percent-encoded: `%` followed by two hex digits, decoding to
+ * UTF-8. URLSearchParams would pass `%zz` on as it is and turn bad UTF-8 into U+FFFD, silently
+ * searching for something the client did not send.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, url: URL): z.infer<S> {
+  const known = typesOf(schema);
+  const problems: ParameterProblem[] = [];
+  for (const part of url.search.slice(1).split("&")) {
+    if (part === "") continue;
+    const [name] = new URLSearchParams(part).keys();
+    if (name === undefined || !Object.hasOwn(known, name)) continue;
+    if (!isWellEncoded(part) && !problems.some((p) => p.param === name)) {
+      problems.push({ param: name, message: "is not valid percent-encoding" });
+    }
+  }
+  if (problems.length > 0) throw new InvalidParameterError(problems);
+  return parseParams(schema, url.searchParams);
+}
+
+/** True when `part` (a `name=value` of a query string) decodes as percent-encoded UTF-8. */
+export function isWellEncoded(part: string): boolean {
+  try {
+    decodeURIComponent(part.replaceAll("+", " "));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Validates already-typed input (MCP tool arguments) with the same messages and 422 shape, and
  * the same leniency as REST for enums: any case is accepted and answered in canonical case.
  */

@@ -21,9 +21,50 @@ function intParam(min: number, max: number | undefined, description: string) {
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
 
+// ---- Text ------------------------------------------------------------------------------------
+
+// C0 control characters: PostgreSQL refuses NUL in text and jsonb, and the others have no place
+// in a search word, a name or a slug. Text that can span lines keeps tab, line feed and CR.
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f]/;
+// deno-lint-ignore no-control-regex -- as above
+const CONTROL_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+
+/**
+ * What keeps `value` from being stored or searched, as a message for a 422 or an import error:
+ * a C0 control character (tab, line feed and carriage return allowed in `multiline` text) or a
+ * lone UTF-16 surrogate, which has no UTF-8 form. Undefined when the text is clean.
+ */
+export function textProblem(
+  value: string,
+  options: { multiline?: boolean } = {},
+): string | undefined {
+  if ((options.multiline ? CONTROL_MULTILINE : CONTROL).test(value)) {
+    return options.multiline
+      ? "must not contain control characters other than tab and line breaks"
+      : "must not contain control characters";
+  }
+  if (!value.isWellFormed()) return "must not contain unpaired surrogates";
+  return undefined;
+}
+
+/**
+ * A string schema that refuses what textProblem finds (after any other check on `base`). The
+ * check is a refinement, so tool listings and the OpenAPI document keep their plain string types.
+ */
+export function cleanText<T extends z.ZodString>(
+  base: T,
+  options: { multiline?: boolean } = {},
+): T {
+  return base.superRefine((value, ctx) => {
+    const problem = textProblem(value, options);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+  }) as T;
+}
+
 // ---- Parameters ------------------------------------------------------------------------------
 
-const Q = z.string().max(100, "must be at most 100 characters");
+const Q = cleanText(z.string().max(100, "must be at most 100 characters"));
 const Page = intParam(1, undefined, "Page number, starting at 1").default(1);
 const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
 
@@ -35,17 +76,17 @@ export const OpportunityQuerySchema = z.object({
       '"AI" but not "email"); "quoted words" must stand together in that order; -word excludes ' +
       "a word; a OR b matches either",
   ),
-  platform: z.string().max(100, "must be at most 100 characters").optional().describe(
+  platform: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
     "Source platform, case-insensitive: reddit, hackernews, producthunt, stackexchange, ...",
   ),
-  channel: z.string().max(200, "must be at most 200 characters").optional().describe(
+  channel: cleanText(z.string().max(200, "must be at most 200 characters")).optional().describe(
     "Channel or subreddit name, case-sensitive (for example SaaS)",
   ),
   min_score: intParam(0, 100, "Only opportunities with a composite score of at least this (0-100)")
     .default(0),
   recommendation: z.enum(RECOMMENDATIONS, "must be one of Build, Validate, Skip").optional()
     .describe("Only this verdict: Build, Validate or Skip"),
-  category: z.string().max(100, "must be at most 100 characters").optional().describe(
+  category: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
     "Category slug (see get_overview), for example developer-tools",
   ),
   online_only: z.boolean("must be true or false").default(true).describe(
@@ -84,12 +125,12 @@ export const ThemeIdSchema = z.object({
 });
 
 export const BlogSlugSchema = z.object({
-  slug: z.string().min(1, "must not be empty").max(200, "must be at most 200 characters")
+  slug: cleanText(z.string().min(1, "must not be empty").max(200, "must be at most 200 characters"))
     .describe("Article slug, as in the url of a blog list item"),
 });
 
 export const TrendingQuerySchema = z.object({
-  category: z.string().max(100, "must be at most 100 characters").optional().describe(
+  category: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
     "Only themes of this category slug",
   ),
   limit: intParam(1, 50, "How many themes, 1 to 50").default(10),

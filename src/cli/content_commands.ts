@@ -3,6 +3,7 @@ import { AccountError } from "../platform/errors.ts";
 import { DEFAULT_OPPORTUNITIES } from "../ingest/demo.ts";
 import { seedDemo } from "../ingest/seed.ts";
 import { importFile } from "../ingest/import.ts";
+import { rescrubStored } from "../ingest/rescrub.ts";
 import { type Command, positiveInteger, text } from "./args.ts";
 
 /** `migrate`: listed first in the help, as the command an operator runs first. */
@@ -63,6 +64,37 @@ export const CONTENT_COMMANDS: Command[] = [
           lastPercent = percent;
           log(
             `Seeded ${done.toLocaleString("en-US")} of ${
+              total.toLocaleString("en-US")
+            } (${percent}%)`,
+          );
+        },
+      });
+    },
+  },
+  {
+    path: ["rescrub"],
+    summary: "Scrub the stored content again with the current scrubber",
+    description:
+      "Reads every opportunity (title, target audience, description, differentiation), evidence\n" +
+      "quote and article excerpt, scrubs it with the current rules and writes back what changed\n" +
+      "(an opportunity's slug follows its title; a quote left empty is deleted), in batches of\n" +
+      "1000 rows, each its own transaction. The data version is bumped once at the end when\n" +
+      "anything changed, so cached answers are dropped. Safe to run again: a second run changes\n" +
+      "nothing. Titles that would be left empty are not changed and are listed by id.\n" +
+      "Prints {opportunities, evidence_quotes, blog_posts: {scanned, changed}, empty_titles,\n" +
+      "dry_run, changed}.",
+    flags: [{ name: "dry-run", help: "Count what would change without writing anything" }],
+    run: async ({ sql, flags, log }) => {
+      const dryRun = flags["dry-run"] === true;
+      const lastPercent = new Map<string, number>();
+      return await rescrubStored(sql, {
+        dryRun,
+        onProgress: (table, done, total) => {
+          const percent = total > 0 ? Math.floor((done * 100) / total) : 100;
+          if (lastPercent.get(table) === percent && done !== total) return;
+          lastPercent.set(table, percent);
+          log(
+            `${dryRun ? "Checked" : "Rescrubbed"} ${table} ${done.toLocaleString("en-US")} of ${
               total.toLocaleString("en-US")
             } (${percent}%)`,
           );

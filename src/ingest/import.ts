@@ -6,12 +6,20 @@
  */
 import type { Sql } from "../db/open.ts";
 import { type ImportRecord, parseLine } from "./records.ts";
-import { type ContentWriter, withContentWriter, type WriteSummary } from "./writer.ts";
+import {
+  type ContentWriter,
+  withContentWriter,
+  WriteFailure,
+  type WriteSummary,
+} from "./writer.ts";
 
-/** A line of an import file that cannot be imported; nothing of the file was written. */
+/**
+ * A line of an import file that cannot be imported; nothing of the file was written. A refusal
+ * of the database, which writes records in batches, names the lines of the batch (`lastLine`).
+ */
 export class ImportError extends Error {
-  constructor(readonly line: number, readonly reason: string) {
-    super(`Line ${line}: ${reason}`);
+  constructor(readonly line: number, readonly reason: string, readonly lastLine = line) {
+    super(`${lastLine > line ? `Lines ${line}-${lastLine}` : `Line ${line}`}: ${reason}`);
     this.name = "ImportError";
   }
 }
@@ -32,6 +40,24 @@ export async function importLines(
   lines: AsyncIterable<string> | Iterable<string>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  try {
+    return await writeLines(sql, lines, options);
+  } catch (error) {
+    // Every record was validated first, so this is rare: a rule of the database that the record
+    // format does not know. The batch's lines are named with the database's reason.
+    if (!(error instanceof WriteFailure)) throw error;
+    const reason = `The database refused a record of ${
+      error.lastLine > error.firstLine ? "these lines" : "this line"
+    }: ${error.message}`;
+    throw new ImportError(error.firstLine, reason, error.lastLine);
+  }
+}
+
+async function writeLines(
+  sql: Sql,
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: ImportOptions,
+): Promise<ImportSummary> {
   return await withContentWriter(sql, async (writer) => {
     let line = 0;
     for await (const text of lines) {
@@ -48,7 +74,7 @@ export async function importLines(
       const problem = await missingReference(writer, record);
       if (problem) throw new ImportError(line, problem);
       try {
-        writer.add(record);
+        writer.add(record, line);
       } catch (error) {
         throw new ImportError(line, (error as Error).message);
       }

@@ -4,7 +4,7 @@
  */
 import { MAX_INTEGER } from "../db/open.ts";
 import { z } from "zod";
-import { RECOMMENDATIONS, SLUG_PATTERN } from "../catalog/schemas.ts";
+import { cleanText, RECOMMENDATIONS, SLUG_PATTERN } from "../catalog/schemas.ts";
 
 // ---- Record schemas --------------------------------------------------------------------------
 
@@ -12,15 +12,41 @@ const Slug = z.string().regex(
   SLUG_PATTERN,
   "must be a slug of lowercase letters, digits and dashes",
 );
-const Text = z.string();
-const Required = z.string().trim().min(1, "must not be empty");
+// Text is checked here for everything PostgreSQL would refuse later with a message that names no
+// line (NUL, a lone surrogate, which JSON.parse lets through as "\uD800"), and for other control
+// characters: one-line fields (names, titles, identifiers, tags) allow none, multi-line ones
+// (descriptions, quotes, bodies) tab and line breaks. Lengths are bounded well above real content
+// and below what a search vector can hold (1 MB).
+const Text = cleanText(z.string().max(50_000, "must be at most 50000 characters"), {
+  multiline: true,
+});
+const Line = cleanText(z.string().max(500, "must be at most 500 characters"));
+const Required = cleanText(
+  z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters"),
+);
+const Reference = cleanText(
+  z.string().min(1, "must not be empty").max(500, "must be at most 500 characters"),
+);
 const DateTime = z.iso.datetime({
   offset: true,
   error: "must be an ISO 8601 date-time with a UTC offset",
-});
+})
+  // What PostgreSQL can store: no year 0000, and offsets below 16 hours.
+  .refine((value) => !value.startsWith("0000"), "must be in year 0001 or later")
+  .refine(
+    (value) => !/[+-](1[6-9]|2\d):?\d\d$/.test(value),
+    "must have a UTC offset between -15:59 and +15:59",
+  );
 const Count = z.number().int("must be an integer").min(0, "must be at least 0")
   .max(MAX_INTEGER, `must be at most ${MAX_INTEGER}`);
-const StringList = z.array(z.string()).default([]);
+const StringList = z.array(Text).default([]);
+const Tags = z.array(Line).default([]);
+// A URL a client may render as a link or an image: only absolute http and https, never
+// `javascript:` or `data:`.
+const WebUrl = cleanText(z.string().max(2000, "must be at most 2000 characters")).refine(
+  (value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ""),
+  "must be an absolute http or https URL",
+);
 
 function range(min: number, max: number) {
   return z.number().int("must be an integer").min(min, `must be at least ${min}`)
@@ -37,7 +63,7 @@ export const CategoryRecordSchema = z.object({
 export const ThemeRecordSchema = z.object({
   type: z.literal("theme"),
   slug: Slug,
-  category: z.string().min(1, "must not be empty"),
+  category: Reference,
   name: Required,
   summary: Text.default(""),
   mentions_30d: Count,
@@ -45,17 +71,20 @@ export const ThemeRecordSchema = z.object({
 });
 
 export const EvidenceRecordSchema = z.object({
-  quote: Required,
+  quote: cleanText(
+    z.string().trim().min(1, "must not be empty").max(50_000, "must be at most 50000 characters"),
+    { multiline: true },
+  ),
   platform: Required,
-  channel_name: Text.default(""),
-  source_url: z.string().nullable().default(null),
+  channel_name: Line.default(""),
+  source_url: WebUrl.nullable().default(null),
   posted_at: DateTime,
 });
 
 export const OpportunityRecordSchema = z.object({
   type: z.literal("opportunity"),
   external_id: Required,
-  theme: z.string().min(1, "must not be empty"),
+  theme: Reference,
   platform: Required,
   channel_name: Required,
   title: Required,
@@ -86,10 +115,12 @@ export const BlogPostRecordSchema = z.object({
   slug: Slug,
   title: Required,
   excerpt: Text.default(""),
-  body_md: z.string(),
-  cover_image_url: z.string().nullable().default(null),
-  tags: StringList,
-  related_opportunity: z.string().min(1, "must not be empty").nullable().default(null),
+  body_md: cleanText(z.string().max(1_000_000, "must be at most 1000000 characters"), {
+    multiline: true,
+  }),
+  cover_image_url: WebUrl.nullable().default(null),
+  tags: Tags,
+  related_opportunity: Reference.nullable().default(null),
   published_at: DateTime.nullable().default(null),
 });
 

@@ -13,6 +13,7 @@ import {
   slugify,
   ThemeRecordSchema,
 } from "./records.ts";
+import { recordNewMatches } from "../watches/matching.ts";
 import {
   writeBlogPosts,
   writeCategories,
@@ -22,6 +23,17 @@ import {
 } from "./writer_sql.ts";
 
 const BATCH = 1000;
+
+/**
+ * A statement of the writer that the database refused, with the input lines of the records it
+ * wrote (when the caller numbered them), so an import can name them.
+ */
+export class WriteFailure extends Error {
+  constructor(cause: unknown, readonly firstLine: number, readonly lastLine: number) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "WriteFailure";
+  }
+}
 /** Statements sent ahead before waiting for the oldest, so generating overlaps with writing. */
 const IN_FLIGHT = 4;
 
@@ -64,6 +76,8 @@ export class ContentWriter {
   /** Every opportunity still to come is new: its evidence is inserted without comparing. */
   #onlyNew = false;
   #failure: unknown;
+  /** The first and last input line of the records queued since the last send. */
+  #lines: [number, number] | undefined;
 
   private constructor(sql: Sql) {
     this.#sql = sql;
@@ -97,8 +111,9 @@ export class ContentWriter {
     return rows.length > 0;
   }
 
-  /** Queues one valid record whose references exist. */
-  add(record: ImportRecord): void {
+  /** Queues one valid record whose references exist; `line` numbers it for error messages. */
+  add(record: ImportRecord, line?: number): void {
+    if (line !== undefined) this.#lines = [this.#lines?.[0] ?? line, line];
     switch (record.type) {
       case "category": {
         const r = CategoryRecordSchema.parse(record);
@@ -215,24 +230,27 @@ export class ContentWriter {
     this.#themes.clear();
     this.#opportunities.clear();
     this.#blogPosts.clear();
-    if (categories.length) this.#track(writeCategories(this.#sql, categories));
-    if (themes.length) this.#track(writeThemes(this.#sql, themes));
+    const lines = this.#lines;
+    this.#lines = undefined;
+    if (categories.length) this.#track(writeCategories(this.#sql, categories), lines);
+    if (themes.length) this.#track(writeThemes(this.#sql, themes), lines);
     if (opportunities.length) {
-      this.#track(writeOpportunities(this.#sql, opportunities));
-      this.#track(writeEvidence(this.#sql, opportunities, this.#onlyNew));
+      this.#track(writeOpportunities(this.#sql, opportunities), lines);
+      this.#track(writeEvidence(this.#sql, opportunities, this.#onlyNew), lines);
     }
-    if (blogPosts.length) this.#track(writeBlogPosts(this.#sql, blogPosts));
+    if (blogPosts.length) this.#track(writeBlogPosts(this.#sql, blogPosts), lines);
   }
 
   // postgres.js sends the statements of one transaction in order on its one connection, so a
   // statement sent later sees the rows of one sent earlier even before we await the first.
-  #track(query: PromiseLike<number>): void {
+  #track(query: PromiseLike<number>, lines?: [number, number]): void {
     const p = Promise.resolve(query).then(
       (n) => {
         this.changes += n;
       },
       (error) => {
-        this.#failure ??= error;
+        // The first refusal is the one to report: after it the transaction refuses everything.
+        this.#failure ??= lines ? new WriteFailure(error, ...lines) : error;
       },
     );
     this.#inFlight.push(p);
@@ -285,6 +303,8 @@ export class ContentWriter {
     }
     if (this.changes === 0) return false;
     await this.#sql`update data_version set version = version + 1, changed_at = now()`;
+    // The watches' new matches commit with the data that made them (src/watches/matching.ts).
+    await recordNewMatches(this.#sql);
     return true;
   }
 }

@@ -26,7 +26,9 @@ import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
-import { type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
+import { type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import type { WatchService } from "../watches/service.ts";
+import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -39,6 +41,8 @@ export interface McpDeps {
   fixtureTools?: FixtureTool[];
   /** The cached content operations shared with REST; made from sql and context when absent. */
   content?: Content;
+  /** The watch operations; with them the watch tools are listed and served. */
+  watches?: WatchService;
 }
 
 /** A tool listed verbatim and answered by `call`, outside plans and quota. */
@@ -121,7 +125,11 @@ export function createMcpHandler(
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
-    tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
+    tools: [
+      ...TOOLS.map(toolListing),
+      ...(deps.watches ? WATCH_TOOLS.map(toolListing) : []),
+      ...[...fixtures.values()].map((f) => f.tool),
+    ],
   };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
   // The SDK builds an Ajv instance per Server unless given one; it is used only for
@@ -144,6 +152,10 @@ export function createMcpHandler(
     server.setRequestHandler(CallToolRequestSchema, async ({ params }: CallToolRequest) => {
       const fixture = fixtures.get(params.name);
       if (fixture) return await fixture.call(params.arguments ?? {});
+      const watchTool = deps.watches && WATCH_TOOLS_BY_NAME.get(params.name);
+      if (watchTool) {
+        return await callWatchTool(deps.watches!, caller, watchTool, params.arguments, requestId);
+      }
       const tool = byName.get(params.name);
       // An unknown tool is a protocol error, as the MCP specification's tools page shows.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);

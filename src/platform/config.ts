@@ -21,6 +21,13 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Bearer token for GET /metrics; undefined turns the endpoint off. */
   readonly metricsToken: string | undefined;
+  /**
+   * Webhook hosts exempt from the SSRF guard (and allowed over http), for development and
+   * tests: WATCH_WEBHOOK_ALLOW=127.0.0.1,localhost,::1. Empty in production.
+   */
+  readonly webhookAllow: readonly string[];
+  /** Webhook and e-mail deliveries one instance runs at once. */
+  readonly deliveryConcurrency: number;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -58,6 +65,8 @@ const EnvSchema = z.object({
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
+  WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
+  WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
 });
 
 function count(message: string, min: number, max: number) {
@@ -84,6 +93,13 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
+    webhookAllow: Object.freeze(
+      e.WATCH_WEBHOOK_ALLOW.split(",").map((h) =>
+        h.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")
+      )
+        .filter(Boolean),
+    ),
+    deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,

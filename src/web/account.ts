@@ -8,6 +8,7 @@ import {
   type ApiKeyInfo,
   createApiKey,
   type CreatedApiKey,
+  keyNameProblem,
   listApiKeys,
   MAX_ACTIVE_KEYS,
   revokeApiKey,
@@ -179,11 +180,11 @@ export function createAccountArea(deps: AccountDeps) {
     const checked = await signedInForm(visit);
     if ("status" in checked) return checked;
     const { current, form } = checked;
+    const name = form.get("name") ?? undefined;
+    const problem = keyNameProblem(name?.trim() ?? "");
+    if (problem) return await dashboard(current, { error: problem, status: 422 });
     try {
-      const created = await createApiKey(sql, {
-        email: current.account.email,
-        name: form.get("name") ?? undefined,
-      });
+      const created = await createApiKey(sql, { email: current.account.email, name });
       // Answered here rather than through a redirect, so that the raw key is in no URL.
       return await dashboard(current, { created });
     } catch (error) {

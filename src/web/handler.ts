@@ -14,6 +14,7 @@ import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
+import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
@@ -192,9 +193,16 @@ export function createWebHandler(deps: WebDeps): WebHandler {
 
   return async function webHandler(request, serveInfo) {
     const url = new URL(request.url);
-    if (!isWebPath(url.pathname)) return undefined;
+    const watchPage = isWatchPagePath(url.pathname);
+    if (!watchPage && !isWebPath(url.pathname)) return undefined;
     try {
-      return withoutBodyForHead(request, await serve(request, url, serveInfo));
+      const response = watchPage
+        ? await serveWatchPage(request, url, {
+          sql: deps.sql,
+          publicBaseUrl: deps.context.publicBaseUrl,
+        })
+        : await serve(request, url, serveInfo);
+      return withoutBodyForHead(request, response);
     } catch (error) {
       log({
         level: "error",

@@ -21,6 +21,7 @@ const CASES: [string, string, string][] = [
   ["@handle with inner dot and dash", "by @jane.doe and @octo-cat", "by [user] and [user]"],
   ["@handle with possessive", "@frank's idea", "[user]'s idea"],
   ["Mastodon handle", "follow @me@example.social today", "follow [user] today"],
+  ["chain of @ parts is one handle", "cc @a@b now", "cc [user] now"],
   ["@ before a time is not a handle", "meet @5pm, not @ 6", "meet @5pm, not @ 6"],
   ["npm scope is not a handle", "install @types/node now", "install @types/node now"],
 
@@ -137,6 +138,50 @@ const CASES: [string, string, string][] = [
     "``` thanks [user] and [user]",
   ],
 
+  // Unicode variants (issue 13): matched on a normalised copy, cut from the original
+  ["phone with no-break spaces", "call +1\u00a0415\u00a0555\u00a00132 now", "call now"],
+  ["phone with narrow no-break spaces", "ring 020\u202f7946\u202f0958 today", "ring today"],
+  ["phone with en dashes", "call 415\u2013555\u20130132 today", "call today"],
+  ["phone with a minus sign", "call 415\u2212555\u22120132 today", "call today"],
+  ["German phone with a slash", "Tel. 030/1234567 (Büro)", "Tel. (Büro)"],
+  ["German mobile with a slash and a space", "mobil 0171/123 4567, abends", "mobil, abends"],
+  ["international phone with a slash", "Berlin +49 30/123456 ok", "Berlin ok"],
+  ["North American phone with a slash", "office 415/555-0132 ext", "office ext"],
+  ["e-mail on an internationalised domain", "write anna@bücher.de now", "write now"],
+  ["e-mail on a non-Latin domain", "mail info@例え.テスト please", "mail please"],
+  ["e-mail on a punycode domain", "mail info@xn--bcher-kva.de please", "mail please"],
+  ["Cyrillic e-mail", "пишите иван@почта.рф сегодня", "пишите сегодня"],
+  ["accented local part", "mail josé@example.com now", "mail now"],
+  ["accent typed as a combining mark", "mail jose\u0301@example.com now", "mail now"],
+  ["full-width e-mail", "連絡 ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ まで", "連絡 まで"],
+  ["full-width phone", "電話 ＋１ ４１５ ５５５ ０１３２ まで", "電話 まで"],
+  ["full-width handle", "＠ａｌｉｃｅ さん", "[user] さん"],
+  ["zero-width space in an e-mail", "write bob@exa\u200bmple.com now", "write now"],
+  ["zero-width joiner in a phone", "call +1 415\u200d 555 0132 now", "call now"],
+  ["zero-width space in a handle", "thanks @a\u200blice!", "thanks [user]!"],
+  ["soft hyphen in a handle", "thanks @ali\u00adce!", "thanks [user]!"],
+  ["Cyrillic handle", "@иван_петров сказал", "[user] сказал"],
+  ["Japanese handle", "thanks @山田 for this", "thanks [user] for this"],
+  ["Greek handle after punctuation", "(@Νίκος)", "([user])"],
+
+  // Unicode text that must stay
+  [
+    "superscripts and units",
+    "10 m² office, 10⁵ users, ½ price",
+    "10 m² office, 10⁵ users, ½ price",
+  ],
+  ["full-width company name", "ＡＢＣ株式会社 ２０２４年", "ＡＢＣ株式会社 ２０２４年"],
+  ["dates with slashes", "on 19/05/2024 or 05/19/2024", "on 19/05/2024 or 05/19/2024"],
+  [
+    "ratios and fractions",
+    "24/7 support, 3/10 score, 1/2 off",
+    "24/7 support, 3/10 score, 1/2 off",
+  ],
+  ["year range with an em dash", "active 1990\u20142024", "active 1990\u20142024"],
+  ["range with no-break spaces", "500\u00a0-\u00a01000 seats", "500\u00a0-\u00a01000 seats"],
+  ["@ before a digit in another script", "встреча @5 вечера", "встреча @5 вечера"],
+  ["no-break space kept where nothing is removed", "a\u00a0b", "a\u00a0b"],
+
   // Mixed and edge cases
   [
     "everything at once",
@@ -180,8 +225,15 @@ Deno.test("scrubText stays fast on long adversarial input", () => {
     "+1" + " 2".repeat(20_000) + "x",
     "x.".repeat(20_000) + "reddit",
     "`".repeat(5_001),
+    "é".repeat(50_000) + "@",
+    "\u200b1".repeat(20_000) + "x",
+    "＠ａ".repeat(20_000),
   ];
-  for (const input of inputs) assert.equal(scrubText(scrubText(input)), scrubText(input));
+  for (const input of inputs) {
+    const once = scrubText(input);
+    // Compared as booleans: a failing comparison of 50,000 characters would print them all.
+    assert.ok(scrubText(once) === once, `not idempotent on ${JSON.stringify(input.slice(0, 12))}`);
+  }
   assert.equal(scrubText("a".repeat(50_000) + "@"), "a".repeat(50_000) + "@");
 });
 

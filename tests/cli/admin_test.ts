@@ -56,7 +56,15 @@ Deno.test("admin --help, -h and help print the command list and exit 0", async (
     assert.equal(run.stderr, "");
     assert.match(run.stdout, /^Opportunity Intelligence operator CLI/);
     for (
-      const name of ["migrate", "account create", "key revoke", "usage", "import", "seed-demo"]
+      const name of [
+        "migrate",
+        "account create",
+        "key revoke",
+        "usage",
+        "import",
+        "seed-demo",
+        "rescrub",
+      ]
     ) {
       assert.ok(run.stdout.includes(`  ${name} `), `${name} is listed`);
     }
@@ -85,6 +93,7 @@ Deno.test("admin <command> --help shows the usage line and every flag", async (t
     [["usage"], ["--email E"]],
     [["import"], ["FILE"]],
     [["seed-demo"], ["--opportunities N"]],
+    [["rescrub"], ["--dry-run"]],
   ];
   for (const [path, flags] of commands) {
     await t.step(path.join(" "), async () => {
@@ -484,3 +493,31 @@ Deno.test({
     }
   },
 });
+
+dbTest(
+  "admin rescrub scrubs stored text again, with progress and a JSON summary",
+  async ({ database, sql }) => {
+    const [category] =
+      await sql`insert into categories (slug, name) values ('c', 'C') returning id`;
+    const [theme] = await sql`
+    insert into themes (slug, category_id, name, mentions_30d, mentions_prev_30d)
+    values ('t', ${category.id}, 'T', 1, 1) returning id`;
+    // Written before the scrubber knew no-break spaces and full-width e-mails.
+    await sql`
+    insert into opportunities (external_id, theme_id, platform, channel_name, title, slug,
+      recommendation, score, pain_point_intensity, willingness_to_pay_score, tech_difficulty,
+      sustainability_score, description)
+    values ('x', ${theme.id}, 'reddit', 'c', 'Call +1\u00a0415\u00a0555\u00a00132', 'call-1-415-555-0132',
+      'Build', 50, 5, 5, 5, 5, 'ask ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ')`;
+    const dry = json(await admin(database, "rescrub", "--dry-run"));
+    assert.deepEqual(dry.opportunities, { scanned: 1, changed: 1 });
+    assert.equal(dry.changed, false);
+    const run = await admin(database, "rescrub");
+    const summary = json(run);
+    assert.deepEqual(summary.opportunities, { scanned: 1, changed: 1 });
+    assert.equal(summary.changed, true);
+    assert.match(run.stderr, /Rescrubbed opportunities 1 of 1 \(100%\)/);
+    const [row] = await sql`select title, slug, description from opportunities`;
+    assert.deepEqual([row.title, row.slug, row.description], ["Call", "call", "ask"]);
+  },
+);

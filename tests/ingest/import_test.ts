@@ -247,6 +247,89 @@ const BAD_LINES: [string, string, RegExp][] = [
     }),
     /^Unknown related_opportunity "no-such-opportunity"$/,
   ],
+  // Issue 13: what PostgreSQL would refuse is refused first, with the line and the field.
+  [
+    "NUL in a title",
+    JSON.stringify({ ...OPPORTUNITY, title: "a\u0000b" }),
+    /^Field "title" must not contain control characters$/,
+  ],
+  [
+    "tab in a one-line field",
+    JSON.stringify({ ...OPPORTUNITY, channel_name: "web\tdev" }),
+    /^Field "channel_name" must not contain control characters$/,
+  ],
+  [
+    "escape character in a multi-line field",
+    JSON.stringify({ ...OPPORTUNITY, description: "red \u001b[31m text" }),
+    /^Field "description" must not contain control characters other than tab and line breaks$/,
+  ],
+  [
+    "NUL in an evidence quote",
+    JSON.stringify({
+      ...OPPORTUNITY,
+      evidence: [{ quote: "\u0000", platform: "reddit", posted_at: "2026-05-01T00:00:00Z" }],
+    }),
+    /^Field "evidence\[0\]\.quote" must not contain control characters/,
+  ],
+  [
+    "lone surrogate",
+    // JSON.stringify writes a lone surrogate as the escape \ud800, as other tools do.
+    JSON.stringify({ ...OPPORTUNITY, description: "half \ud800 a pair" }),
+    /^Field "description" must not contain unpaired surrogates$/,
+  ],
+  [
+    "lone surrogate in a list item",
+    JSON.stringify({ ...OPPORTUNITY, risks: ["fine", "x\udc00"] }),
+    /^Field "risks\[1\]" must not contain unpaired surrogates$/,
+  ],
+  [
+    "year 0000",
+    JSON.stringify({ ...OPPORTUNITY, created_at: "0000-01-01T00:00:00Z" }),
+    /^Field "created_at" must be in year 0001 or later$/,
+  ],
+  [
+    "offset beyond what PostgreSQL stores",
+    JSON.stringify({
+      ...OPPORTUNITY,
+      evidence: [{ quote: "q", platform: "reddit", posted_at: "2026-05-01T00:00:00+23:59" }],
+    }),
+    /^Field "evidence\[0\]\.posted_at" must have a UTC offset between -15:59 and \+15:59$/,
+  ],
+  [
+    "javascript: cover image",
+    JSON.stringify({
+      type: "blog_post",
+      slug: "xss",
+      title: "XSS",
+      body_md: "x",
+      cover_image_url: "javascript:alert(8)",
+    }),
+    /^Field "cover_image_url" must be an absolute http or https URL$/,
+  ],
+  [
+    "relative cover image",
+    JSON.stringify({
+      type: "blog_post",
+      slug: "rel",
+      title: "Relative",
+      body_md: "x",
+      cover_image_url: "/images/cover.png",
+    }),
+    /^Field "cover_image_url" must be an absolute http or https URL$/,
+  ],
+  [
+    "data: evidence source",
+    JSON.stringify({
+      ...OPPORTUNITY,
+      evidence: [{
+        quote: "q",
+        platform: "reddit",
+        source_url: "data:text/html,<script>alert(1)</script>",
+        posted_at: "2026-05-01T00:00:00Z",
+      }],
+    }),
+    /^Field "evidence\[0\]\.source_url" must be an absolute http or https URL$/,
+  ],
 ];
 
 dbTest("importLines refuses a bad line, naming it, and writes nothing", async ({ sql }, t) => {
@@ -351,4 +434,46 @@ dbTest("ContentWriter.deferIndexes builds the indexes again at the end", async (
   assert.equal(n, 3);
   const again = await importLines(sql, await goodLines());
   assert.equal(again.changed, false, "the bulk path stored what the import path would");
+});
+
+dbTest(
+  "importLines keeps line breaks and tabs in multi-line text and https URLs",
+  async ({ sql }) => {
+    const good = await goodLines();
+    await importLines(sql, [
+      ...good,
+      JSON.stringify({
+        ...OPPORTUNITY,
+        description: "First line\n\tindented\r\nlast",
+        evidence: [{
+          quote: "a quote",
+          platform: "reddit",
+          source_url: "https://www.reddit.com/r/webdev/comments/abc",
+          posted_at: "2026-05-01T00:00:00+14:00",
+        }],
+      }),
+    ]);
+    const [row] = await sql`select description from opportunities where external_id = 'bad-1'`;
+    assert.equal(row.description, "First line\n\tindented\r\nlast");
+  },
+);
+
+dbTest("importLines names the lines of a batch the database refuses", async ({ sql }) => {
+  // A rule the record format does not know stands in for any refusal of the database.
+  await sql`alter table categories add constraint test_refused check (name <> 'Refused')`;
+  const error = await importLines(sql, [
+    JSON.stringify({ type: "category", slug: "a", name: "A" }),
+    "",
+    JSON.stringify({ type: "category", slug: "b", name: "Refused" }),
+    JSON.stringify({ type: "category", slug: "c", name: "C" }),
+  ]).catch((e) => e);
+  assert.ok(error instanceof ImportError, String(error));
+  assert.equal(error.line, 1);
+  assert.equal(error.lastLine, 4);
+  assert.match(
+    error.message,
+    /^Lines 1-4: The database refused a record of these lines: .*test_refused/,
+  );
+  const [{ n }] = await sql`select count(*)::int as n from categories`;
+  assert.equal(n, 0);
 });
