@@ -18,7 +18,7 @@ import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
-export type { Surfaces } from "./home.ts";
+export type { Offering, Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
