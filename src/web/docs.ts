@@ -105,7 +105,7 @@ body .swagger-ui .btn.authorize { border-color: #137a4a; color: #137a4a; }
 body .swagger-ui .btn.authorize svg { fill: #137a4a; color: #137a4a; }
 body .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0b63c5; }
 body .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #137a4a; }
-body .swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f6e5c; }
+body .swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f766e; }
 body .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #9a5b00; }
 body .swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b91c1c; }
 body .swagger-ui .btn.execute { background-color: #0b63c5; border-color: #0b63c5; }

@@ -20,7 +20,7 @@ import { createWatchService, type WatchService } from "../watches/service.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
-export type { Surfaces } from "./home.ts";
+export type { Offering, Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
