@@ -19,6 +19,9 @@ import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
 import { createUsageMail } from "./src/web/usage_mail.ts";
+import { createWatchService } from "./src/watches/service.ts";
+import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
+import { listSurfaces } from "./src/surfaces.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -46,10 +49,14 @@ export function buildHandler(
     log?: (entry: Record<string, unknown>) => void;
     /** Send the 80% and 100% usage e-mails, from a run started at most once a minute. */
     usageMail?: boolean;
+    /** Deliver the watches' events and digests, from runs started by requests. */
+    deliveries?: boolean;
   } = {},
 ): ((request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>) & {
   /** Waits for background work (a usage e-mail run) to end, before the database is closed. */
   settle(): Promise<void>;
+  /** The watches' delivery worker, when deliveries are on. */
+  deliveries?: DeliveryWorker;
 } {
   const context = { publicBaseUrl: config.publicBaseUrl };
   const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
@@ -64,30 +71,51 @@ export function buildHandler(
   const usageMail = options.usageMail
     ? createUsageMail({ sql: db.sql, mailer, publicBaseUrl: config.publicBaseUrl })
     : undefined;
+  const urlPolicy = { allow: config.webhookAllow };
+  const watches = createWatchService(db.sql, { publicBaseUrl: config.publicBaseUrl, urlPolicy });
+  // Started by requests too: on Deno Deploy only requests wake the isolate.
+  const deliveries = options.deliveries
+    ? createDeliveryWorker({
+      sql: db.sql,
+      mailer,
+      publicBaseUrl: config.publicBaseUrl,
+      webhook: { urlPolicy },
+      concurrency: config.deliveryConcurrency,
+    })
+    : undefined;
   const handler = createApp({
     sql: db.sql,
     content,
+    watches,
     log: (entry) => {
       metrics.record(entry);
       annotateSpan(entry);
       write(entry);
     },
-    mcp: createMcpHandler({ sql: db.sql, context, content }),
+    mcp: createMcpHandler({ sql: db.sql, context, content, watches }),
     web: createWebHandler({
       sql: db.sql,
       context,
       mailer,
       contactEmail: config.contactEmail,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
+      surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
     bodyTimeoutMs: config.bodyTimeoutMs,
   });
   const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
     usageMail?.poke();
+    deliveries?.poke();
     return handler(request, info);
   };
-  return Object.assign(handle, { settle: async () => await usageMail?.idle() });
+  return Object.assign(handle, {
+    settle: async () => {
+      await usageMail?.idle();
+      await deliveries?.idle();
+    },
+    deliveries,
+  });
 }
 
 // For `deno serve main.ts` and Deno Deploy: the database is opened on the first request.
@@ -103,7 +131,7 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
   lazy ??= (async () => {
     const config = readConfig();
     const { db } = await prepare(config);
-    return buildHandler(db, config, { usageMail: true });
+    return buildHandler(db, config, { usageMail: true, deliveries: true });
   })();
   let serveRequest;
   try {
@@ -119,7 +147,9 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
 async function serve(): Promise<void> {
   const config = readConfig();
   const { db, firstStart } = await prepare(config);
-  const handle = buildHandler(db, config, { usageMail: true });
+  const handle = buildHandler(db, config, { usageMail: true, deliveries: true });
+  // A long-lived server also delivers between requests (an import by the CLI wakes nobody).
+  const ticker = setInterval(() => handle.deliveries?.poke(), 5_000);
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -142,6 +172,7 @@ async function serve(): Promise<void> {
   const stop = async () => {
     console.error("Shutting down: finishing requests in flight");
     await server.shutdown();
+    clearInterval(ticker);
     await handle.settle();
     await db.close();
     Deno.exit(0);

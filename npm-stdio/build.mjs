@@ -33,7 +33,7 @@ await esbuild.build({
   format: "esm",
   target: "node20",
   minify: true,
-  legalComments: "external",
+  legalComments: "eof",
   banner: { js: "#!/usr/bin/env node" },
   define: { PACKAGE_VERSION: JSON.stringify(version) },
   plugins: [zodFromHere],

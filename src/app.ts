@@ -11,6 +11,7 @@ import { logFailure, type Outcome, redactedPath } from "./platform/request_log.t
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readBodyWithin } from "./platform/body.ts";
+import type { WatchService } from "./watches/service.ts";
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   metrics?: (request: Request) => Promise<Response>;
   /** How long a request body may take to arrive before a 408 (platform/body.ts; 10 s). */
   bodyTimeoutMs?: number;
+  /** The watch operations; without them /api/v1/watches is an unknown path. */
+  watches?: WatchService;
 }
 
 /** Builds the service's fetch handler. */
@@ -50,9 +53,6 @@ export function createApp(
       return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
-    if (path === "/" && deps.web) {
-      return { response: new Response(null, { status: 302, headers: { Location: "/blog" } }) };
-    }
     const page = await deps.web?.(request, info);
     if (page) return { response: page, route: "web" };
     throw new NotFoundError(`Cannot find "${path}"`);

@@ -16,7 +16,7 @@ const ROOT = new URL("../", import.meta.url);
 const SRC = new URL("src/", ROOT);
 
 const EDGES = new Set(["rest", "mcp", "web", "cli"]);
-const SQL_HOMES = new Set(["db", "catalog", "accounts", "ingest"]);
+const SQL_HOMES = new Set(["db", "catalog", "accounts", "ingest", "watches"]);
 /** Files that hold data only (word lists), exempt from the size limit. */
 const DATA_ONLY = new Set(["src/ingest/demo_words.ts"]);
 const MAX_LINES = 400;

@@ -3,7 +3,7 @@
  * carries protocol messages only; everything for a person goes to standard error.
  */
 import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { readStdioConfig } from "./config.ts";
 import { buildStdioServer } from "./server.ts";
 
@@ -11,7 +11,7 @@ import { buildStdioServer } from "./server.ts";
 declare const PACKAGE_VERSION: string;
 
 /** Starts the server on standard input and output; exits 1 on a configuration problem. */
-export async function main(): Promise<void> {
+export function main(): void {
   const read = readStdioConfig(process.env);
   if ("error" in read) {
     // Before any protocol traffic: a client shows this in its server log.
@@ -20,10 +20,11 @@ export async function main(): Promise<void> {
     return;
   }
   const version = typeof PACKAGE_VERSION === "string" ? PACKAGE_VERSION : "0.0.0";
-  const server = buildStdioServer(read.config, { name: "oppintel-mcp", version });
-  await server.connect(new StdioServerTransport());
-  // The client ends the session by closing standard input.
-  process.stdin.on("close", () => void server.close());
+  const { config } = read;
+  // One factory for both eras: a 2026-07-28 client (server/discover or a request with _meta) and
+  // a 2025 client (initialize) each get an instance pinned to their era for the connection. The
+  // entry closes everything when the client closes standard input.
+  serveStdio(() => buildStdioServer(config, { name: "oppintel-mcp", version }));
 }
 
-await main();
+main();

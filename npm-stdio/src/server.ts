@@ -1,17 +1,17 @@
 /**
  * The stdio MCP server: two of the hosted tools, listed exactly as the hosted endpoint lists
  * them (the definitions are bundled in from the service's src/mcp/tools.ts at build time) and
- * answered by the hosted REST API.
+ * answered by the hosted REST API. One definition serves both protocol eras (cli.ts).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
-import { toolListing, TOOLS } from "../../src/mcp/tools.ts";
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  UnsupportedProtocolVersionError,
+} from "@modelcontextprotocol/server";
+import { LIST_CACHE_HINT, toolListing, TOOLS } from "../../src/mcp/tools.ts";
 import type { StdioConfig } from "./config.ts";
 import { getJson, jsonResult, type ToolResult } from "./rest.ts";
 
@@ -59,17 +59,44 @@ function listingOf(name: StdioToolName): Listing {
   return stdioToolListings().find((l) => l.name === name)!;
 }
 
-/** Builds the MCP server; it calls the REST API of `config` for every tool call. */
+/** The per-request revisions served (serveStdio's list in SDK 2.4.0). */
+export const MODERN_VERSIONS = ["2026-07-28"];
+
+/**
+ * Refuses a request whose `_meta` names a revision not served. serveStdio checks the version of
+ * a connection's opening request only and passes later ones through (SDK 2.4.0), but the
+ * revision requires the check on every request, and a tool call here costs quota on the service.
+ */
+function checkVersion(ctx: ServerContext): void {
+  // The SDK's type of the envelope is empty; the key holds the requested revision.
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const requested = envelope?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof requested === "string" && !MODERN_VERSIONS.includes(requested)) {
+    throw new UnsupportedProtocolVersionError({ supported: MODERN_VERSIONS, requested });
+  }
+}
+
+/**
+ * Builds one MCP server instance; it calls the REST API of `config` for every tool call. The
+ * low-level Server, as on the hosted endpoint: argument errors are the service's REST bodies.
+ */
 export function buildStdioServer(
   config: StdioConfig,
   info: { name: string; version: string },
 ): Server {
-  const server = new Server(info, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: stdioToolListings() }));
-  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => {
+  const server = new Server(info, {
+    capabilities: { tools: {} },
+    cacheHints: { "tools/list": LIST_CACHE_HINT, "server/discover": LIST_CACHE_HINT },
+  });
+  server.setRequestHandler("tools/list", (_, ctx) => {
+    checkVersion(ctx);
+    return { tools: stdioToolListings() };
+  });
+  server.setRequestHandler("tools/call", (request, ctx) => {
+    checkVersion(ctx);
     const name = request.params.name;
     if (!(STDIO_TOOL_NAMES as readonly string[]).includes(name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"`);
     }
     const args = request.params.arguments ?? {};
     const route = ROUTES[name as StdioToolName](args);

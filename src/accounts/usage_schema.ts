@@ -3,7 +3,7 @@
  * Pure on purpose (only zod): the MCP tool definitions, which the npm stdio package bundles,
  * and the OpenAPI document read it.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const UsageQuerySchema = z.object({
   month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM").optional()

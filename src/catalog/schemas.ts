@@ -3,7 +3,7 @@
  * string), MCP (tool inputs and outputs) and the OpenAPI document. Messages are written for a
  * person and end up in the `details` of a 422 or an `invalid_parameter` tool result.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 

@@ -9,6 +9,7 @@ import { type Database, openDatabase } from "../db/open.ts";
 import { type CommandSet, parseCommandLine, type Parsed, UsageError } from "./args.ts";
 import { ACCOUNT_COMMANDS, ACCOUNT_GROUPS } from "./account_commands.ts";
 import { CONTENT_COMMANDS, MIGRATE_COMMAND } from "./content_commands.ts";
+import { WATCH_COMMANDS } from "./watch_commands.ts";
 
 /** Where the CLI reads its environment and writes its output; tests pass their own. */
 export interface AdminIo {
@@ -20,7 +21,7 @@ export interface AdminIo {
 }
 
 const CLI: CommandSet = {
-  commands: [MIGRATE_COMMAND, ...ACCOUNT_COMMANDS, ...CONTENT_COMMANDS],
+  commands: [MIGRATE_COMMAND, ...ACCOUNT_COMMANDS, ...CONTENT_COMMANDS, ...WATCH_COMMANDS],
   groups: ACCOUNT_GROUPS,
 };
 
@@ -62,6 +63,7 @@ export async function runAdmin(args: string[], io: AdminIo = {}): Promise<number
       args: parsed.args,
       applied,
       log: err,
+      env: io.env ?? Deno.env.toObject(),
     });
     out(JSON.stringify(result, null, 2));
     return 0;

@@ -22,6 +22,8 @@ export interface CommandContext {
   args: string[];
   applied: number[];
   log: (text: string) => void;
+  /** The environment the configuration is read from (commands that need more than sql). */
+  env: Record<string, string | undefined>;
 }
 
 export interface Command {

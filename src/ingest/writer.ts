@@ -13,6 +13,7 @@ import {
   slugify,
   ThemeRecordSchema,
 } from "./records.ts";
+import { recordNewMatches } from "../watches/matching.ts";
 import {
   writeBlogPosts,
   writeCategories,
@@ -302,6 +303,8 @@ export class ContentWriter {
     }
     if (this.changes === 0) return false;
     await this.#sql`update data_version set version = version + 1, changed_at = now()`;
+    // The watches' new matches commit with the data that made them (src/watches/matching.ts).
+    await recordNewMatches(this.#sql);
     return true;
   }
 }

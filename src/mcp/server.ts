@@ -1,23 +1,23 @@
 /**
- * The hosted MCP endpoint (docs/DECISIONS.md section 5): Streamable HTTP, stateless, JSON responses.
- * The key was checked by src/http before we get here. Since SDK 1.26 a server and a transport
- * serve one request only, so both are built per request; everything costly (the tool listing
- * with its JSON Schemas) is built once in createMcpHandler.
+ * The hosted MCP endpoint (docs/DECISIONS.md section 5) on the MCP TypeScript SDK v2: revision
+ * 2026-07-28 (no handshake, every request self-describing) and the 2025 revisions (initialize,
+ * then stateless JSON requests) on one URL, from one server factory and one tool definition set.
+ * The key was checked by endpoint.ts before we get here; a server instance serves one HTTP
+ * request only, so one is built per request, while everything costly (the tool listing with its
+ * JSON Schemas) is built once in createMcpHandler.
  */
-import { z } from "zod";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
-  type CallToolRequest,
+  type AuthInfo,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
+  createMcpHandler as createSdkHandler,
+  isLegacyRequest,
   type ListToolsResult,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { type Caller, OPERATIONS, perform } from "../accounts/admission.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
@@ -27,7 +27,9 @@ import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
-import { type ToolDefinition, toolListing, TOOLS } from "./tools.ts";
+import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import type { WatchService } from "../watches/service.ts";
+import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -40,6 +42,8 @@ export interface McpDeps {
   fixtureTools?: FixtureTool[];
   /** The cached content operations shared with REST; made from sql and context when absent. */
   content?: Content;
+  /** The watch operations; with them the watch tools are listed and served. */
+  watches?: WatchService;
 }
 
 /** A tool listed verbatim and answered by `call`, outside plans and quota. */
@@ -115,24 +119,32 @@ async function callTool(
   }
 }
 
-// Only the method: the params are checked by checkCallParams.
-const LenientCallToolSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+/** One HTTP request: who calls, and the usage after its last charged call (for X-Quota-*). */
+interface Exchange {
+  caller: Caller;
+  requestId?: string;
+  usage: UsageState;
+}
 
-/** The params of tools/call, or a -32602 error saying in words what is wrong with them. */
-function checkCallParams(params: unknown): CallToolRequest["params"] {
-  // A plain error with a code: McpError would put "MCP error -32602: " before the message.
-  const invalid = (problem: string) =>
-    Object.assign(new Error(`Invalid params: ${problem}`), { code: ErrorCode.InvalidParams });
-  if (typeof params !== "object" || params === null || Array.isArray(params)) {
-    throw invalid("params must be an object");
-  }
-  const { name, arguments: args } = params as Record<string, unknown>;
-  if (name === undefined) throw invalid('"name" is required');
-  if (typeof name !== "string") throw invalid('"name" must be a string');
-  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-    throw invalid('"arguments" must be an object');
-  }
-  return params as CallToolRequest["params"];
+/**
+ * The SDK hands `authInfo` through to the server factory untouched; our key check is the
+ * authentication, so the caller rides there. The raw key never does: `token` is its prefix.
+ */
+function authInfoOf(exchange: Exchange): AuthInfo {
+  const { caller } = exchange;
+  return {
+    token: caller.keyPrefix,
+    clientId: String(caller.accountId),
+    scopes: [caller.plan],
+    extra: { exchange },
+  };
+}
+
+function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
+  const exchange = authInfo?.extra?.exchange as Exchange | undefined;
+  // Only handleMcp calls the SDK handler, always with an exchange.
+  if (!exchange) throw new Error("MCP request without a checked caller");
+  return exchange;
 }
 
 /** Builds the handler of POST /mcp for authenticated callers. */
@@ -142,44 +154,55 @@ export function createMcpHandler(
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
-    tools: [...TOOLS.map(toolListing), ...[...fixtures.values()].map((f) => f.tool)],
+    tools: [
+      ...TOOLS.map(toolListing),
+      ...(deps.watches ? WATCH_TOOLS.map(toolListing) : []),
+      ...[...fixtures.values()].map((f) => f.tool),
+    ],
   };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  // The SDK builds an Ajv instance per Server unless given one; it is used only for
-  // elicitation, which these tools never do, so one shared instance serves every request.
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  return async function handleMcp(
-    request: Request,
-    caller: Caller,
-    requestId?: string,
-  ): Promise<Response> {
-    // Usage after the last charged call of this request, for the X-Quota-* headers.
-    let usage = caller.usage;
+  /** The one server definition both eras are served from. */
+  function buildServer(exchange: Exchange): Server {
+    // The low-level Server rather than McpServer: McpServer validates arguments itself and
+    // answers a protocol error, where ours are the REST invalid_parameter body (section 5).
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      jsonSchemaValidator,
+      cacheHints: { "tools/list": LIST_CACHE_HINT, "server/discover": LIST_CACHE_HINT },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => listing);
-    // Registered on the protocol layer with a lenient schema: the SDK's own tools/call parsing
-    // answers a mistyped `name` with -32603 and a raw validation dump; checkCallParams answers
-    // -32602 Invalid params in words. The handler's results are valid CallToolResults.
-    Protocol.prototype.setRequestHandler.call(
-      server,
-      LenientCallToolSchema,
-      async (request: { params: unknown }) => {
-        const params = checkCallParams(request.params);
-        const fixture = fixtures.get(params.name);
-        if (fixture) return await fixture.call(params.arguments ?? {});
-        const tool = byName.get(params.name);
-        // An unknown tool is a protocol error, as the MCP specification's tools page shows.
-        if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
-        const called = await callTool(withContent, caller, tool, params.arguments, requestId);
-        if (called.usage) usage = called.usage;
-        return called.result;
-      },
-    );
+    server.setRequestHandler("tools/list", () => listing);
+    server.setRequestHandler("tools/call", async ({ params }) => {
+      const fixture = fixtures.get(params.name);
+      if (fixture) return await fixture.call(params.arguments ?? {});
+      const { caller, requestId } = exchange;
+      const watchTool = deps.watches && WATCH_TOOLS_BY_NAME.get(params.name);
+      if (watchTool) {
+        return await callWatchTool(deps.watches!, caller, watchTool, params.arguments, requestId);
+      }
+      const tool = byName.get(params.name);
+      // An unknown tool is a protocol error, as the MCP specification's tools page shows.
+      if (!tool) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
+      }
+      const called = await callTool(withContent, caller, tool, params.arguments, requestId);
+      if (called.usage) exchange.usage = called.usage;
+      return called.result;
+    });
+    return server;
+  }
+
+  // 2026-07-28 requests: the SDK's per-request path, with its validation of the Mcp-Method,
+  // Mcp-Name and MCP-Protocol-Version headers and of `_meta`, answered before any tool runs.
+  const modern = createSdkHandler(({ authInfo }) => buildServer(exchangeOf(authInfo)), {
+    legacy: "reject",
+  });
+
+  // 2025-era requests: stateless with JSON answers, as before the v2 SDK (section 5). The SDK's
+  // own fallback answers them as SSE streams, which would change what every 2025 client,
+  // proxy and benchmark sees, so this leg stays ours, on the same server definition.
+  async function serveLegacy(request: Request, exchange: Exchange): Promise<Response> {
+    const server = buildServer(exchange);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -187,18 +210,34 @@ export function createMcpHandler(
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(request);
-      const headers = new Headers(response.headers);
-      for (const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(usage) })) {
-        headers.set(name, value);
-      }
-      if (headers.get("content-type") === "application/json") {
-        headers.set("content-type", "application/json; charset=utf-8");
-      }
       // JSON response mode: the body is complete once handleRequest resolves.
       const body = response.body ? await response.arrayBuffer() : null;
-      return new Response(body, { status: response.status, headers });
+      return new Response(body, { status: response.status, headers: response.headers });
     } finally {
       await server.close();
     }
+  }
+
+  return async function handleMcp(
+    request: Request,
+    caller: Caller,
+    requestId?: string,
+  ): Promise<Response> {
+    const exchange: Exchange = { caller, requestId, usage: caller.usage };
+    const response = await isLegacyRequest(request)
+      ? await serveLegacy(request, exchange)
+      : await modern.fetch(request, { authInfo: authInfoOf(exchange) });
+    const headers = new Headers(response.headers);
+    for (
+      const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(exchange.usage) })
+    ) {
+      headers.set(name, value);
+    }
+    if (headers.get("content-type") === "application/json") {
+      headers.set("content-type", "application/json; charset=utf-8");
+    }
+    // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)
+    // passes through as it comes.
+    return new Response(response.body, { status: response.status, headers });
   };
 }

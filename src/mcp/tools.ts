@@ -4,7 +4,7 @@
  * accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both read
  * it, and the stdio package must not pull in database code.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   BlogListSchema,
   BlogPostSchema,
@@ -21,6 +21,13 @@ import {
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
+import {
+  WatchCreateSchema,
+  WatchDeletedSchema,
+  WatchIdSchema,
+  WatchListSchema,
+  WatchWithSecretsSchema,
+} from "../watches/schemas.ts";
 
 /** The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost. */
 export type ToolOperation =
@@ -50,6 +57,14 @@ export interface ToolDefinition {
   };
   operation: ToolOperation;
 }
+
+/**
+ * How long a client or a gateway may reuse `tools/list` and `server/discover` (revision
+ * 2026-07-28 caching): the tools change only with a release, and both answers are the same for
+ * every key, so any cache may share them (`public`). Used by the hosted endpoint and the npm
+ * stdio package alike.
+ */
+export const LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 
 const ANNOTATIONS = {
   readOnlyHint: true,
@@ -197,14 +212,85 @@ export const ToolErrorSchema = z.looseObject({
 /** A JSON Schema object as MCP `tools/list` carries it. */
 export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
 
+/** A tool that manages the caller's watches: it changes state, so it is not read-only. */
+export interface WatchToolDefinition {
+  name: "create_watch" | "list_watches" | "delete_watch";
+  title: string;
+  description: string;
+  tier: "free";
+  inputSchema: z.ZodObject;
+  outputSchema: z.ZodObject;
+  annotations: {
+    readOnlyHint: boolean;
+    openWorldHint: boolean;
+    idempotentHint: boolean;
+    destructiveHint: boolean;
+  };
+}
+
+const WATCH_COST = "Every plan (Free: 1 watch, e-mail and feed only; Pro 10; Business 50); " +
+  "free of charge (no quota used)";
+
+/** The watch tools, listed after TOOLS by the hosted endpoint (not by the stdio package). */
+export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
+  {
+    name: "create_watch",
+    title: "Create a watch",
+    description: "Saves a search (the query_opportunities filters) that delivers the " +
+      "opportunities newly matching it after every data import: signed webhook events " +
+      "(Pro and Business), an e-mail digest, and/or a private Atom feed. It starts from now. " +
+      "The answer shows the webhook signing secret and the feed URL once: keep them. " +
+      `${WATCH_COST}.`,
+    tier: "free",
+    inputSchema: WatchCreateSchema,
+    outputSchema: WatchWithSecretsSchema,
+    annotations: {
+      readOnlyHint: false,
+      openWorldHint: true,
+      idempotentHint: false,
+      destructiveHint: false,
+    },
+  },
+  {
+    name: "list_watches",
+    title: "List watches",
+    description: "Lists the account's watches with their queries and deliveries (secrets " +
+      `are never shown again). ${WATCH_COST}.`,
+    tier: "free",
+    inputSchema: z.object({}),
+    outputSchema: WatchListSchema,
+    annotations: {
+      readOnlyHint: true,
+      openWorldHint: false,
+      idempotentHint: true,
+      destructiveHint: false,
+    },
+  },
+  {
+    name: "delete_watch",
+    title: "Delete a watch",
+    description: "Deletes one of the account's watches by id, with its matches and pending " +
+      `deliveries; its feed URL stops working. ${WATCH_COST}.`,
+    tier: "free",
+    inputSchema: WatchIdSchema,
+    outputSchema: WatchDeletedSchema,
+    annotations: {
+      readOnlyHint: false,
+      openWorldHint: false,
+      idempotentHint: true,
+      destructiveHint: true,
+    },
+  },
+];
+
 /** The `tools/list` entry of a tool, with its schemas converted to JSON Schema 2020-12. */
-export function toolListing(tool: ToolDefinition): {
+export function toolListing(tool: ToolDefinition | WatchToolDefinition): {
   name: string;
   title: string;
   description: string;
   inputSchema: JsonSchemaObject;
   outputSchema: JsonSchemaObject;
-  annotations: ToolDefinition["annotations"] & { title: string };
+  annotations: WatchToolDefinition["annotations"] & { title: string };
 } {
   return {
     name: tool.name,

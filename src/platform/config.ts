@@ -23,6 +23,13 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
   readonly bodyTimeoutMs: number;
+  /**
+   * Webhook hosts exempt from the SSRF guard (and allowed over http), for development and
+   * tests: WATCH_WEBHOOK_ALLOW=127.0.0.1,localhost,::1. Empty in production.
+   */
+  readonly webhookAllow: readonly string[];
+  /** Webhook and e-mail deliveries one instance runs at once. */
+  readonly deliveryConcurrency: number;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -62,6 +69,8 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().trim().min(1).optional(),
   BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
     .default(10_000),
+  WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
+  WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
 });
 
 function count(message: string, min: number, max: number) {
@@ -89,6 +98,13 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+    webhookAllow: Object.freeze(
+      e.WATCH_WEBHOOK_ALLOW.split(",").map((h) =>
+        h.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")
+      )
+        .filter(Boolean),
+    ),
+    deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,

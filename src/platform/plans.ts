@@ -19,3 +19,6 @@ export interface UsageState {
 
 /** The order of the plans: an operation open to a plan is open to every higher one. */
 export const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
+
+/** How many watches (saved searches that deliver new matches) an account may keep, by plan. */
+export const WATCH_LIMITS: Record<Plan, number> = { free: 1, pro: 10, business: 50 };

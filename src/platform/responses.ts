@@ -21,7 +21,8 @@ export function preflight(methods: string): Response {
       ...corsHeaders(),
       "Access-Control-Allow-Methods": methods,
       "Access-Control-Allow-Headers":
-        "X-API-Key, Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+        "X-API-Key, Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, " +
+        "Mcp-Name, Mcp-Session-Id, Last-Event-ID",
       "Access-Control-Max-Age": "86400",
     },
   });

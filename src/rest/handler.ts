@@ -26,12 +26,16 @@ import { openApiDocument } from "./openapi.ts";
 import { parseParams, parseQuery } from "../catalog/params.ts";
 import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
+import type { WatchService } from "../watches/service.ts";
+import { isWatchPath, serveWatches, WATCH_METHODS } from "./watches.ts";
 
 /** What the REST edge needs, passed in. */
 export interface RestDeps {
   sql: Sql;
   /** The cached content operations (src/catalog/content.ts), shared with the MCP endpoint. */
   content: Content;
+  /** The watch operations (src/watches/service.ts); without them /api/v1/watches is unknown. */
+  watches?: WatchService;
 }
 
 interface Route {
@@ -81,8 +85,18 @@ export function createRestHandler(
 ): (request: Request, url: URL) => Promise<Outcome> {
   return async function serveRest(request: Request, url: URL): Promise<Outcome> {
     let path = url.pathname;
-    if (request.method === "OPTIONS") return { response: preflight(REST_METHODS) };
     if (path.length > 8 && path.endsWith("/")) path = path.slice(0, -1);
+    const watchPath = deps.watches !== undefined && isWatchPath(path);
+    if (request.method === "OPTIONS") {
+      return { response: preflight(watchPath ? WATCH_METHODS : REST_METHODS) };
+    }
+    if (watchPath) {
+      const outcome = await serveWatches(request, url, path, {
+        sql: deps.sql,
+        watches: deps.watches!,
+      });
+      if (outcome) return outcome;
+    }
     if (path === "/api/v1/openapi.json") {
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
       return { response: json(200, openApiDocument()), route: "/api/v1/openapi.json" };

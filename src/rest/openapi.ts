@@ -17,6 +17,7 @@ import {
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
+import { watchPaths, watchSchemas } from "./openapi_watches.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -216,6 +217,7 @@ function build(): JsonSchema {
         result: "Usage",
         uncharged: true,
       }),
+      ...watchPaths((description) => error(description)),
     },
     components: {
       securitySchemes: {
@@ -240,6 +242,7 @@ function build(): JsonSchema {
         Usage: schemaOf(UsageReportSchema),
         Error: schemaOf(ErrorBodySchema),
         QuotaExceeded: schemaOf(QuotaExceededBodySchema),
+        ...watchSchemas(),
       },
     },
   };

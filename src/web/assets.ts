@@ -14,7 +14,8 @@ export const WEB_CSS = `:root {
 body { margin: 0; }
 main, header.site nav, footer.site p { max-width: 46rem; margin: 0 auto; padding: 0 1rem; }
 header.site { border-bottom: 1px solid var(--line); background: var(--card); }
-header.site nav { display: flex; gap: 1.25rem; align-items: center; padding: 0.8rem 1rem; }
+header.site nav { display: flex; flex-wrap: wrap; gap: 0.4rem 1.25rem; align-items: center;
+  padding: 0.8rem 1rem; }
 header.site .brand { font-weight: 700; margin-right: auto; color: var(--ink); }
 footer.site { border-top: 1px solid var(--line); margin-top: 3rem; color: var(--muted);
   font-size: 0.9rem; }
@@ -48,6 +49,28 @@ code.key { display: block; word-break: break-all; background: #f3f5f7; padding: 
   border-radius: 0.3rem; font-size: 0.95rem; }
 meter { width: 100%; max-width: 24rem; height: 1rem; }
 .revoked { color: var(--muted); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+.lead { font-size: 1.15rem; }
+.table-scroll { overflow-x: auto; }
+table.plans caption { text-align: left; color: var(--muted); font-size: 0.92rem; padding: 0.3rem 0; }
+table.plans th[scope=col] { vertical-align: bottom; }
+@media (max-width: 30rem) {
+  table.plans th, table.plans td { padding: 0.4rem 0.25rem; }
+  table.plans th[scope=row] { min-width: 9rem; }
+}
+table.plans td { text-align: center; font-size: 1.1rem; }
+table.plans td.yes { color: #166534; }
+table.plans td.no { color: var(--muted); }
+.plan-calls { display: block; font-weight: 400; color: var(--muted); font-size: 0.85rem; }
+.op-title { display: block; }
+code.op { display: block; font-size: 0.85rem; font-weight: 400; }
+.op-cost { display: block; font-weight: 400; color: var(--muted); font-size: 0.85rem; }
+.code { position: relative; }
+.code pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f3f5f7; padding: 0.8rem; border-radius: 0.3rem;
+  margin: 0.5rem 0; }
+.code button.copy { position: absolute; top: 0.3rem; right: 0.3rem; margin: 0; background: var(--card); }
+ul.links li { margin: 0.3rem 0; }
 `;
 
 /** The copy button's script, served at /assets/copy.js: copies the text of its target. */

@@ -1,20 +1,25 @@
 /**
- * The public web of the service: article pages (/blog), the account area (/account) and their
- * two static files (/assets). `createWebHandler` answers those paths and returns undefined for
+ * The public web of the service: the home page (/), the API reference (/docs), article pages
+ * (/blog), the account area (/account) and their static files (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for
  * every other one, so the main handler can try it first and fall through to the API.
  */
 import { redactKeys } from "../platform/request_log.ts";
 import type { Sql } from "../db/open.ts";
+import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage, createPageCache } from "./blog.ts";
+import { blogPage, createPageCache, type Rendered } from "./blog.ts";
+import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
+import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
+import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
+export type { Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
@@ -35,6 +40,11 @@ export interface WebDeps {
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * The REST endpoints and MCP tools of each operation, for the home page's plan table (the
+   * composition root reads them from the other edges); without it the table is empty.
+   */
+  surfaces?: Surfaces;
 }
 
 /** The answer of a web path, or undefined for a path the web does not serve. */
@@ -46,6 +56,7 @@ export type WebHandler = (
 const ASSETS: Record<string, { body: string; type: string }> = {
   "/assets/web.css": { body: WEB_CSS, type: "text/css; charset=utf-8" },
   "/assets/copy.js": { body: COPY_JS, type: "text/javascript; charset=utf-8" },
+  ...DOCS_ASSETS,
 };
 
 function defaultIp(_request: Request, info?: Deno.ServeHandlerInfo): string {
@@ -65,7 +76,8 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 }
 
 function isWebPath(path: string): boolean {
-  return path === "/blog" || path.startsWith("/blog/") || path === "/account" ||
+  return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
+    path.startsWith("/blog/") || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS;
 }
 
@@ -83,16 +95,45 @@ function htmlPage(status: number, title: string, text: string): Response {
   });
 }
 
+async function staticPage(body: string): Promise<Rendered> {
+  const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
+  return { status: 200, body, contentType: "text/html; charset=utf-8", etag };
+}
+
+/** /docs: the web's headers, with the one CSP addition of that page (src/web/docs.ts). */
+function docsResponse(request: Request, rendered: Rendered): Response {
+  const security = securityHeaders("public");
+  const headers = {
+    "Content-Type": rendered.contentType,
+    "Cache-Control": "public, max-age=300",
+    ETag: rendered.etag,
+    ...security,
+    "Content-Security-Policy": `${security["Content-Security-Policy"]}; ${DOCS_CSP_EXTRA}`,
+  };
+  if (request.headers.get("if-none-match") === rendered.etag) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(rendered.body, { headers });
+}
+
 function withoutBodyForHead(request: Request, response: Response): Response {
   if (request.method !== "HEAD") return response;
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
-/** Builds the handler of the public web: /blog, /account and /assets. */
+/** Builds the handler of the public web: /, /docs, /blog, /account and their assets. */
 export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
   const cache = createPageCache();
   const clientIp = deps.clientIp ?? defaultIp;
+  // The home page changes only with a deployment: rendered once, on first use.
+  let home: Promise<Rendered> | undefined;
+  const homePage = () =>
+    home ??= staticPage(
+      renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }),
+    );
+  let docs: Promise<Rendered> | undefined;
+  const docsPage = () => docs ??= staticPage(renderDocs());
   const account = createAccountArea({
     sql: deps.sql,
     context: deps.context,
@@ -132,7 +173,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       response.headers.set("Allow", "GET, HEAD");
       return response;
     }
-    const rendered = await blogPage(
+    if (path === "/docs" || path === "/docs/") return docsResponse(request, await docsPage());
+    const rendered = path === "/" ? await homePage() : await blogPage(
       { sql: deps.sql, context: deps.context, cache },
       path,
       url.searchParams,
@@ -152,9 +194,16 @@ export function createWebHandler(deps: WebDeps): WebHandler {
 
   return async function webHandler(request, serveInfo) {
     const url = new URL(request.url);
-    if (!isWebPath(url.pathname)) return undefined;
+    const watchPage = isWatchPagePath(url.pathname);
+    if (!watchPage && !isWebPath(url.pathname)) return undefined;
     try {
-      return withoutBodyForHead(request, await serve(request, url, serveInfo));
+      const response = watchPage
+        ? await serveWatchPage(request, url, {
+          sql: deps.sql,
+          publicBaseUrl: deps.context.publicBaseUrl,
+        })
+        : await serve(request, url, serveInfo);
+      return withoutBodyForHead(request, response);
     } catch (error) {
       log({
         level: "error",

@@ -63,7 +63,8 @@ export function page(options: {
       <body>
         <header class="site">
           <nav aria-label="Site">
-            <a class="brand" href="/blog">Opportunity Intelligence</a>
+            <a class="brand" href="/">Opportunity Intelligence</a>
+            <a href="/docs">API reference</a>
             <a href="/blog">Articles</a>
             <a href="/account">Account</a>
           </nav>

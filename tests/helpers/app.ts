@@ -55,9 +55,13 @@ export async function usedOf(sql: Sql, accountId: number): Promise<number> {
   return row.used;
 }
 
-/** The handler of the service on `db`. */
-export function testApp(db: TestDb): TestApp {
-  const config = readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: "https://oppintel.example" });
+/** The handler of the service on `db`; `env` adds configuration variables. */
+export function testApp(db: TestDb, env: Record<string, string> = {}): TestApp {
+  const config = readConfig({
+    DATA_DIR: "memory://",
+    PUBLIC_BASE_URL: "https://oppintel.example",
+    ...env,
+  });
   const logs: Record<string, unknown>[] = [];
   const handler = buildHandler(db.database, config, { log: (e) => logs.push(e) });
   return {

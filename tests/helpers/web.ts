@@ -6,6 +6,7 @@ import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import type { MailMessage } from "../../src/web/mailer.ts";
 import { createWebHandler, type WebDeps } from "../../src/web/handler.ts";
+import { listSurfaces } from "../../src/surfaces.ts";
 import type { TestDb } from "./db.ts";
 
 export interface WebTestApp {
@@ -36,6 +37,7 @@ export function webTestApp(
     },
     log: (e) => logs.push(e),
     clientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.1",
+    surfaces: listSurfaces(),
     ...options.web,
   });
   return {

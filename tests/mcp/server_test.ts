@@ -36,6 +36,8 @@ const FREE_TOOLS = [
   "get_blog_post",
   "get_usage",
 ];
+/** The watch tools: free, and they change state (not read-only). */
+const WATCH_TOOLS = ["create_watch", "list_watches", "delete_watch"];
 
 interface Served {
   /** Base URL of the MCP endpoint, e.g. http://127.0.0.1:1234/mcp/ */
@@ -165,7 +167,10 @@ dbTest("MCP initialize and tools/list: eight described tools, free of charge", a
     });
     const { tools } = await client.listTools();
     await t.step("all eight tools, to a Free key too", () => {
-      assert.deepEqual(tools.map((x: Tool) => x.name).sort(), [...FREE_TOOLS, ...PRO_TOOLS].sort());
+      assert.deepEqual(
+        tools.map((x: Tool) => x.name).sort(),
+        [...FREE_TOOLS, ...PRO_TOOLS, ...WATCH_TOOLS].sort(),
+      );
     });
     for (const tool of tools as Tool[]) {
       await t.step(`${tool.name} declares schemas, annotations and its tier`, () => {
@@ -177,9 +182,13 @@ dbTest("MCP initialize and tools/list: eight described tools, free of charge", a
         // Single-type dialects (Gemini's OpenAPI subset) reject type arrays.
         assert.ok(!JSON.stringify(tool).includes('"type":['), "no type arrays");
         assert.ok(tool.title);
-        assert.equal(tool.annotations?.readOnlyHint, true);
-        assert.equal(tool.annotations?.openWorldHint, false);
-        assert.equal(tool.annotations?.idempotentHint, true);
+        if (WATCH_TOOLS.includes(tool.name)) {
+          assert.equal(tool.annotations?.readOnlyHint, tool.name === "list_watches");
+        } else {
+          assert.equal(tool.annotations?.readOnlyHint, true);
+          assert.equal(tool.annotations?.openWorldHint, false);
+          assert.equal(tool.annotations?.idempotentHint, true);
+        }
         for (const [name, field] of Object.entries(tool.inputSchema.properties ?? {})) {
           const description = (field as { description?: string }).description ?? "";
           assert.ok(description.length > 5, `${tool.name}.${name} has a description`);
@@ -454,7 +463,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
   const { client, lastHeaders, close } = await connect(served.url, { key: free.key });
   try {
     await t.step("initialize, tools/list and ping still work at the limit", async () => {
-      assert.equal((await client.listTools()).tools.length, 8);
+      assert.equal((await client.listTools()).tools.length, 11);
       await client.ping();
       assert.equal(await usedOf(db.sql, free.accountId), 20);
     });
@@ -559,7 +568,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       ];
       for (const pending of variants) {
         const c = await pending;
-        assert.equal((await c.client.listTools()).tools.length, 8);
+        assert.equal((await c.client.listTools()).tools.length, 11);
         await c.close();
       }
     });

@@ -139,10 +139,11 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
       assert.equal((await res.json()).error, "not_found");
     }
   });
-  await t.step("the site root leads to the articles", async () => {
+  await t.step("the site root is the home page (tests/web/home_test.ts)", async () => {
     const res = await app.get("/");
-    assert.equal(res.status, 302);
-    assert.equal(res.headers.get("location"), "/blog");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.match(await res.text(), /<a href="\/docs">API reference<\/a>/);
   });
   await t.step("a trailing slash is accepted", async () => {
     assert.equal((await app.get("/api/v1/opportunities/", key)).status, 200);
@@ -178,5 +179,9 @@ Deno.test("the OpenAPI document passes a real OpenAPI 3.1 validator", async () =
     "/api/v1/themes/trending",
     "/api/v1/themes/{id}",
     "/api/v1/usage",
+    "/api/v1/watches",
+    "/api/v1/watches/{id}",
+    "/api/v1/watches/{id}/deliveries",
+    "/api/v1/watches/{id}/test",
   ]);
 });

@@ -1,10 +1,13 @@
 /**
  * The npm stdio package as a user gets it: `npm pack` in npm-stdio/, the tarball installed into
- * an empty folder, and the installed `oppintel-mcp` bin driven by the MCP SDK client against the
- * service served in-process on a real port. Needs Node.js and npm on PATH; runs `npm ci` in
+ * an empty folder, and the installed `oppintel-mcp` bin driven by MCP SDK clients against the
+ * service served in-process on a real port: the v1 client (a 2025-era client) for most cases, the
+ * v2 client on both eras (2026-07-28 pinned, and its 2025 default) and raw JSON-RPC lines. Needs Node.js and npm on PATH; runs `npm ci` in
  * npm-stdio/ itself when its node_modules is missing.
  */
 import assert from "node:assert/strict";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -68,6 +71,65 @@ async function stdioClient(bin: string, apiKey: string, baseUrl: string): Promis
     }),
   );
   return client;
+}
+
+/** A v2 SDK client on the installed bin, pinned to 2026-07-28 or on its 2025 default. */
+async function stdioClientV2(
+  bin: string,
+  apiKey: string,
+  baseUrl: string,
+  modern: boolean,
+): Promise<ClientV2> {
+  const client = new ClientV2(
+    { name: "stdio-test-v2", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(
+    new StdioClientTransportV2({
+      command: bin,
+      env: { OPPINTEL_API_KEY: apiKey, OPPINTEL_BASE_URL: baseUrl },
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+/**
+ * Writes `requests` as lines on a fresh bin's standard input, reads standard output until each
+ * request with an id is answered, closes standard input and waits for a clean exit. Returns the
+ * answers by id.
+ */
+async function rawSession(
+  bin: string,
+  env: Record<string, string>,
+  requests: Record<string, unknown>[],
+): Promise<Map<unknown, Record<string, unknown>>> {
+  const child = new Deno.Command(bin, { env, stdin: "piped", stdout: "piped", stderr: "null" })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode(requests.map((r) => JSON.stringify(r) + "\n").join("")),
+  );
+  const expected = requests.filter((r) => "id" in r).length;
+  const byId = new Map<unknown, Record<string, unknown>>();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  while (byId.size < expected) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let nl;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const message = JSON.parse(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+      assert.equal(message.jsonrpc, "2.0");
+      if (message.id !== undefined) byId.set(message.id, message);
+    }
+  }
+  await writer.close();
+  while (!(await reader.read()).done) { /* drain until the bin exits */ }
+  assert.equal((await child.status).code, 0);
+  return byId;
 }
 
 /** tools/call without the SDK's output-schema check, which error bodies cannot pass. */
@@ -246,6 +308,32 @@ Deno.test({
               assert.equal(expected.status, 200);
               assert.equal(expected.body.id, ids[name]);
               assert.deepEqual(structured(result), expected.body);
+            }
+          });
+
+          await t.step("the v2 client on both eras: same tools, REST's bytes", async () => {
+            const v1Tools = (await client.listTools()).tools;
+            for (const modern of [true, false]) {
+              const v2 = await stdioClientV2(bin, pro.key, base, modern);
+              clients.push(v2 as unknown as Client);
+              assert.equal(
+                v2.getNegotiatedProtocolVersion(),
+                modern ? "2026-07-28" : "2025-11-25",
+              );
+              assert.deepEqual((await v2.listTools()).tools, v1Tools);
+              const cases: [string, Record<string, unknown>, string][] = [
+                ["get_opportunity", { id: ids["opp-1"] }, `/api/v1/opportunities/${ids["opp-1"]}`],
+                ["query_opportunities", { min_score: 60 }, "/api/v1/opportunities?min_score=60"],
+              ];
+              for (const [name, args, path] of cases) {
+                const result = await v2.callTool({ name, arguments: args });
+                assert.notEqual(result.isError, true, JSON.stringify(result));
+                const restText = await (await fetch(base + path, {
+                  headers: { "X-API-Key": pro.key },
+                })).text();
+                assert.equal(JSON.stringify(structured(result)), restText);
+                assert.equal((result.content as { text: string }[])[0].text, restText);
+              }
             }
           });
 
@@ -443,6 +531,68 @@ Deno.test({
             assert.deepEqual(badBody, restBad);
             assert.equal((byId.get(5)?.error as { code: number }).code, -32602);
           });
+
+          await t.step(
+            "raw 2026-07-28 lines: discover, cached tools/list, tools/call",
+            async () => {
+              const meta = {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+                "io.modelcontextprotocol/clientCapabilities": {},
+              };
+              const answers = await rawSession(
+                bin,
+                { OPPINTEL_API_KEY: pro.key, OPPINTEL_BASE_URL: base },
+                [
+                  { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+                  { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } },
+                  {
+                    jsonrpc: "2.0",
+                    id: 3,
+                    method: "tools/call",
+                    params: {
+                      name: "get_opportunity",
+                      arguments: { id: ids["opp-2"] },
+                      _meta: meta,
+                    },
+                  },
+                  {
+                    jsonrpc: "2.0",
+                    id: 4,
+                    method: "tools/call",
+                    params: {
+                      name: "get_opportunity",
+                      arguments: { id: ids["opp-2"] },
+                      _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" },
+                    },
+                  },
+                  // Once the connection is 2026-07-28, a handshake is refused, naming the versions.
+                  {
+                    jsonrpc: "2.0",
+                    id: 5,
+                    method: "initialize",
+                    params: {
+                      protocolVersion: "2025-06-18",
+                      capabilities: {},
+                      clientInfo: { name: "raw", version: "1" },
+                    },
+                  },
+                ],
+              );
+              const discover = answers.get(1)?.result as { supportedVersions: string[] };
+              assert.ok(discover.supportedVersions.includes("2026-07-28"));
+              const list = answers.get(2)?.result as { tools: unknown[]; ttlMs: number };
+              assert.equal(list.tools.length, 2);
+              assert.equal(list.ttlMs, 3_600_000);
+              const found = answers.get(3)?.result as { content: { text: string }[] };
+              const restText = await (await fetch(`${base}/api/v1/opportunities/${ids["opp-2"]}`, {
+                headers: { "X-API-Key": pro.key },
+              })).text();
+              assert.equal(found.content[0].text, restText);
+              assert.equal((answers.get(4)?.error as { code: number }).code, -32022);
+              assert.equal((answers.get(5)?.error as { code: number }).code, -32022);
+            },
+          );
 
           await t.step(
             "a service that does not answer is an isError after the time-out",

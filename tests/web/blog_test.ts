@@ -176,7 +176,8 @@ dbTest("the web answers only its own paths, and only GET and HEAD on pages", asy
   const web = createWebHandler({ sql: db.sql, context: { publicBaseUrl: BASE }, log: () => {} });
   assert.equal(await web(new Request(`${BASE}/api/v1/blog`)), undefined);
   assert.equal(await web(new Request(`${BASE}/blogger`)), undefined);
-  assert.equal(await web(new Request(`${BASE}/`)), undefined);
+  assert.equal(await web(new Request(`${BASE}/nothing`)), undefined);
+  assert.equal((await web(new Request(`${BASE}/`)))?.status, 200, "the home page is the web's");
   const head = await web(new Request(`${BASE}/blog/ci-analysis`, { method: "HEAD" }));
   assert.equal(head?.status, 200);
   assert.equal(await head?.text(), "");

@@ -1,0 +1,59 @@
+/**
+ * The hook of the watch tools (create_watch, list_watches, delete_watch) in the MCP endpoint:
+ * thin calls into the watch service, free of charge, failures as `isError` results with the
+ * REST error body, as the other tools answer.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "../accounts/admission.ts";
+import { parseInput } from "../catalog/params.ts";
+import { toApiError } from "../platform/errors.ts";
+import { serializeJson } from "../platform/responses.ts";
+import { WatchIdSchema } from "../watches/schemas.ts";
+import type { WatchService } from "../watches/service.ts";
+import { WATCH_TOOLS, type WatchToolDefinition } from "./tools.ts";
+
+/** The watch tools by name. */
+export const WATCH_TOOLS_BY_NAME: ReadonlyMap<string, WatchToolDefinition> = new Map(
+  WATCH_TOOLS.map((t) => [t.name, t]),
+);
+
+function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
+  return {
+    content: [{ type: "text", text: serializeJson(body) }],
+    structuredContent: body,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** Calls a watch tool for the caller. */
+export async function callWatchTool(
+  watches: WatchService,
+  caller: Caller,
+  tool: WatchToolDefinition,
+  args: unknown,
+  requestId?: string,
+): Promise<CallToolResult> {
+  const owner = { accountId: caller.accountId, plan: caller.plan };
+  try {
+    switch (tool.name) {
+      case "create_watch":
+        return result(await watches.create(owner, args ?? {}), false);
+      case "list_watches":
+        return result(await watches.list(owner), false);
+      case "delete_watch": {
+        const { id } = parseInput(WatchIdSchema, args);
+        await watches.delete(owner, id);
+        return result({ deleted: true, id }, false);
+      }
+    }
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status === 500) {
+      console.error(
+        JSON.stringify({ level: "error", path: "/mcp", tool: tool.name, error: String(error) }),
+      );
+    }
+    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
+    return result(body, true);
+  }
+}

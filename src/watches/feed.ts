@@ -1,0 +1,61 @@
+/**
+ * What needs no sign-in: a watch's private feed (found by the digest of its token) and the
+ * one-click unsubscribe of its e-mail digest (found by the token of its mails).
+ */
+import type { Sql } from "../db/open.ts";
+import { iso } from "../catalog/common.ts";
+import { listColumns, type ListRow, toListItem } from "../catalog/opportunities.ts";
+import type { OpportunityListItem } from "../catalog/schemas.ts";
+import { sha256Hex } from "../platform/crypto.ts";
+
+/** Entries of a feed at most. */
+export const FEED_ENTRIES = 50;
+
+/** A watch's feed: its newest matches first. */
+export interface Feed {
+  watch: { id: number; name: string; created_at: string };
+  entries: (OpportunityListItem & { matched_at: string })[];
+}
+
+/** The feed of the watch whose feed token is `token`, or undefined (a wrong token). */
+export async function readFeed(sql: Sql, token: string): Promise<Feed | undefined> {
+  if (!/^oi_feed_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+  const hash = await sha256Hex(token);
+  const [watch] = await sql<{ id: number; name: string; created_at: Date }[]>`
+    select id, name, created_at from watches where feed_token_hash = ${hash}`;
+  if (!watch) return undefined;
+  const rows = await sql<(ListRow & { matched_at: Date })[]>`
+    select ${listColumns(sql)}, m.matched_at
+    from watch_matches m join opportunities o on o.id = m.opportunity_id
+    where m.watch_id = ${watch.id}
+    order by m.matched_at desc, m.opportunity_id desc
+    limit ${FEED_ENTRIES}`;
+  return {
+    watch: { id: watch.id, name: watch.name, created_at: iso(watch.created_at) },
+    entries: rows.map((r) => ({ ...toListItem(r), matched_at: iso(r.matched_at) })),
+  };
+}
+
+/** The name of the watch whose mails carry `token`, or undefined. */
+export async function watchOfEmailToken(
+  sql: Sql,
+  token: string,
+): Promise<{ name: string; email: boolean } | undefined> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+  const [row] = await sql<{ name: string; email: boolean }[]>`
+    select name, email from watches where email_token = ${token}`;
+  return row;
+}
+
+/** Stops the e-mail digests of the watch whose mails carry `token`; its name, or undefined. */
+export async function unsubscribe(sql: Sql, token: string): Promise<string | undefined> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+  const [row] = await sql<{ id: number; name: string }[]>`
+    update watches set email = false, updated_at = now()
+    where email_token = ${token} returning id, name`;
+  if (!row) return undefined;
+  await sql`
+    update watch_jobs set state = 'cancelled', finished_at = now()
+    where watch_id = ${row.id} and kind = 'email' and state = 'pending'`;
+  return row.name;
+}

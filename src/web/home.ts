@@ -1,0 +1,210 @@
+/**
+ * The home page at `/`: what the service is, the plans (calls a month and which endpoints and
+ * tools each has), how to connect (REST, the hosted MCP endpoint, the stdio package) and where
+ * to go next. The plans come from the price list (platform/plans.ts) and the tier table of the
+ * operations (OPERATIONS in accounts/admission.ts); which REST endpoint and which MCP tool
+ * answer each operation is handed in by the composition root, which reads the OpenAPI document
+ * and the tool list (the web does not import the other edges).
+ */
+import { OPERATIONS } from "../accounts/admission.ts";
+import type { OperationName } from "../accounts/operations.ts";
+import { type Plan, PLAN_LIMITS, PLAN_RANK, PLANS } from "../platform/plans.ts";
+import { escapeHtml, html, page, SafeHtml } from "./html.ts";
+
+/** The name of the stdio package on npm (a test checks it against npm-stdio/package.json). */
+export const STDIO_PACKAGE = "oppintel-mcp";
+/** The oldest Node.js it runs on (its `engines.node`, checked by the same test). */
+export const STDIO_NODE = 20;
+
+/** A REST endpoint and the operation it runs. */
+export interface RestEndpoint {
+  method: string;
+  path: string;
+  operation: OperationName;
+  summary: string;
+}
+
+/** An MCP tool and the operation it runs. */
+export interface McpToolEntry {
+  name: string;
+  operation: OperationName;
+}
+
+/** What the two surfaces offer, operation by operation. */
+export interface Surfaces {
+  rest: RestEndpoint[];
+  mcp: McpToolEntry[];
+}
+
+const PLAN_NAMES: Record<Plan, string> = { free: "Free", pro: "Pro", business: "Business" };
+
+function calls(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+function planHeader(plan: Plan): SafeHtml {
+  return html`<th scope="col">${PLAN_NAMES[plan]}<span class="plan-calls">${
+    calls(PLAN_LIMITS[plan])
+  } calls a month</span></th>`;
+}
+
+/** Text that may wrap after a slash or an underscore, so that paths fit a narrow screen. */
+function breakable(text: string): SafeHtml {
+  return new SafeHtml(escapeHtml(text).replace(/([/_])/g, "$1<wbr>"));
+}
+
+function costOf(name: OperationName): string {
+  const operation: { cost: 0 | 1; mayNotExist?: boolean } = OPERATIONS[name];
+  if (operation.cost === 0) return "free of charge";
+  return operation.mayNotExist ? "1 call (0 when not found)" : "1 call";
+}
+
+function operationRow(name: OperationName, surfaces: Surfaces): SafeHtml | undefined {
+  const rest = surfaces.rest.filter((e) => e.operation === name);
+  const tools = surfaces.mcp.filter((t) => t.operation === name);
+  if (rest.length === 0 && tools.length === 0) return undefined;
+  const needed = PLAN_RANK[OPERATIONS[name].plan];
+  const title = rest[0]?.summary ?? tools[0].name;
+  return html`<tr>
+<th scope="row"><span class="op-title">${title}</span>
+${rest.map((e) => html`<code class="op">${e.method} ${breakable(e.path)}</code>`)}
+${tools.map((t) => html`<code class="op">MCP ${breakable(t.name)}</code>`)}
+<span class="op-cost">${costOf(name)}</span></th>
+${
+    PLANS.map((plan) =>
+      PLAN_RANK[plan] >= needed
+        ? html`<td class="yes"><span aria-hidden="true">✓</span><span class="visually-hidden">Included</span></td>`
+        : html`
+          <td
+            class="no"><span aria-hidden="true">–</span><span class="visually-hidden">Not included</span></td>
+        `
+    )
+  }
+</tr>`;
+}
+
+function plansTable(surfaces: Surfaces): SafeHtml {
+  const names = Object.keys(OPERATIONS) as OperationName[];
+  const rows = names.map((name) => operationRow(name, surfaces)).filter((r) => r !== undefined);
+  return html`
+    <section class="table-scroll" aria-label="Plan comparison" tabindex="0">
+      <table class="plans">
+        <caption>What each plan includes: REST endpoints and MCP tools, and what a call costs</caption>
+        <thead>
+          <tr><th scope="col">Endpoint or tool</th>${PLANS.map(planHeader)}</tr>
+        </thead>
+        <tbody>
+    ${rows}
+        </tbody>
+      </table>
+    </section>
+  `;
+}
+
+function codeBlock(id: string, text: string): SafeHtml {
+  return html`
+    <div class="code">
+      <pre id="${id}"><code>${text}</code></pre>
+      <button type="button" class="secondary copy" data-copy-target="${id}" hidden>Copy</button>
+    </div>
+  `;
+}
+
+function stdioConfig(base: string): string {
+  return JSON.stringify(
+    {
+      mcpServers: {
+        oppintel: {
+          command: "npx",
+          args: ["-y", STDIO_PACKAGE],
+          env: { OPPINTEL_API_KEY: "oi_live_your_key_here", OPPINTEL_BASE_URL: base },
+        },
+      },
+    },
+    null,
+    2,
+  );
+}
+
+function remoteConfig(base: string): string {
+  return JSON.stringify(
+    {
+      mcpServers: {
+        oppintel: { url: `${base}/mcp/`, headers: { "X-API-Key": "oi_live_your_key_here" } },
+      },
+    },
+    null,
+    2,
+  );
+}
+
+/** The home page, for a service whose public address is `base` (no trailing slash). */
+export function renderHome(base: string, surfaces: Surfaces): string {
+  const free = PLAN_LIMITS.free;
+  const curl = `curl -H "X-API-Key: $OPPINTEL_API_KEY" \\\n  "${base}/api/v1/overview"`;
+  const body = html`
+    <section class="hero">
+      <h1 id="home-title">Opportunity Intelligence</h1>
+      <p class="lead">Business opportunities mined from online communities (Reddit, Hacker News,
+    Product Hunt, Stack Exchange and more), scored and explained, for your code and your AI
+    assistant.</p>
+      <p>Each <strong>category</strong> holds <strong>themes</strong>: a pain point many people
+    talk about, with its trend over the last 30 days. Each theme holds
+    <strong>opportunities</strong>: a concrete product idea with scores, a verdict, features,
+    competitors, risks and quotes from the people who asked for it. Long-form
+    <a href="/blog">articles</a> analyse the best of them.</p>
+      <p>One API key and one monthly quota serve two surfaces: a REST API and a Model Context
+    Protocol (MCP) endpoint that AI clients call as tools. Start free with ${calls(free)} calls a
+    month: <a href="/account">create an account</a>.</p>
+    </section>
+
+    <section>
+      <h2 id="plans-title">Plans</h2>
+      <p>The quota counts calls of both surfaces together and resets at 00:00 UTC on the 1st of
+    each month. Only successful calls count; errors never do. Plans are changed by us: ask from
+    your <a href="/account">account</a>.</p>
+      ${plansTable(surfaces)}
+    </section>
+
+    <section>
+      <h2 id="connect-title">Connect</h2>
+      <p>Every call needs your key, sent in the <code>X-API-Key</code> header. Get one in your
+    <a href="/account">account</a>; it is shown once.</p>
+      <h3>REST</h3>
+      <p>JSON over HTTPS, every endpoint a <code>GET</code>. The
+    <a href="/docs">API reference</a> describes each parameter and answer and lets you try
+    them with your key.</p>
+      ${codeBlock("curl-example", curl)}
+      <h3>MCP, hosted</h3>
+      <p>Clients that connect to remote MCP servers (Streamable HTTP) use this address, with the
+    same header:</p>
+      ${codeBlock("mcp-url", `${base}/mcp/`)}
+      <p>For example in Cursor's <code>mcp.json</code>:</p>
+      ${codeBlock("mcp-remote-config", remoteConfig(base))}
+      <h3>MCP, local stdio package</h3>
+      <p>Desktop clients that start servers as processes can run the
+    <code>${STDIO_PACKAGE}</code> package from npm (Node.js ${STDIO_NODE} or later). It offers
+    <code>query_opportunities</code> and <code>get_opportunity</code> and calls the REST API
+    with your key:</p>
+      ${codeBlock("mcp-stdio-config", stdioConfig(base))}
+    </section>
+
+    <section>
+      <h2 id="more-title">More</h2>
+      <ul class="links">
+        <li><a href="/docs">API reference</a>: every endpoint, interactive</li>
+        <li><a href="/api/v1/openapi.json">OpenAPI document</a> (OpenAPI 3.1, JSON)</li>
+        <li><a href="/blog">Articles</a>: weekly analyses of validated opportunities</li>
+        <li><a href="/account">Account</a>: sign up or sign in, keys and usage</li>
+      </ul>
+    </section>
+  `;
+  return page({
+    title: "Opportunity Intelligence: business opportunities for code and AI",
+    description: "Business opportunities mined from online communities, scored, over a REST " +
+      "API and an MCP endpoint",
+    head: html`<link rel="canonical" href="${base}/">
+<script src="/assets/copy.js" defer></script>`,
+    body,
+  });
+}

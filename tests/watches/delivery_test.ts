@@ -1,0 +1,197 @@
+/**
+ * New matches after an import, delivered as signed webhooks to a real receiver on loopback:
+ * exactly one event per import carrying each new match once, verified with the
+ * standardwebhooks library; nothing for an import that changes nothing; a score that rises
+ * into min_score counts as new; the matching answers as the list endpoint does.
+ */
+import assert from "node:assert/strict";
+import { Webhook } from "standardwebhooks";
+import { dbTest } from "../helpers/db.ts";
+import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
+import { importLines } from "../../src/ingest/import.ts";
+import { createDeliveryWorker } from "../../src/watches/worker.ts";
+import { countOpportunities, listOpportunityPage } from "../../src/catalog/opportunities.ts";
+import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
+import { changedFixtureLine, opportunityLine, sendJson, startReceiver } from "./helpers.ts";
+
+const ENV = { WATCH_WEBHOOK_ALLOW: "127.0.0.1" };
+const POLICY = { allow: ["127.0.0.1"] };
+
+dbTest("After an import each new match reaches the webhook once, signed", async (db) => {
+  const receiver = startReceiver();
+  try {
+    await loadFixture(db.sql);
+    const app = testApp(db, ENV);
+    const { key } = await makeKey(db.sql, "pro");
+    const created = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "Good ones",
+      query: { min_score: 60 },
+      deliveries: { webhook: { url: receiver.url } },
+    })).json();
+    const worker = createDeliveryWorker({
+      sql: db.sql,
+      publicBaseUrl: "https://oppintel.example",
+      webhook: { urlPolicy: POLICY },
+    });
+
+    // The watch starts from now: the fixture's old matches are never sent.
+    assert.deepEqual(await worker.runOnce(), { delivered: 0, retried: 0, dead: 0, cancelled: 0 });
+
+    const lines = [
+      opportunityLine("new-high", { title: "Shiny new scheduling tool", score: 80 }),
+      opportunityLine("new-low", { title: "Dull new thing", score: 30 }),
+      changedFixtureLine("opp-6", { score: 65 }), // rises from 15 into min_score 60
+      changedFixtureLine("opp-1", { score: 92 }), // matched before the watch, changed now
+    ];
+    await importLines(db.sql, lines);
+    const summary = await worker.runOnce();
+    assert.equal(summary.delivered, 1);
+    assert.equal(receiver.received.length, 1, "one event for one import");
+
+    const [got] = receiver.received;
+    const payload = new Webhook(created.webhook_secret).verify(got.body, got.headers) as {
+      type: string;
+      data: { watch: { id: number }; opportunities: { id: number; title: string }[] };
+    };
+    assert.equal(payload.type, "watch.matches");
+    assert.equal(payload.data.watch.id, created.id);
+    const ids = await db.sql<{ external_id: string; id: number }[]>`
+      select external_id, id from opportunities`;
+    const byExternal = Object.fromEntries(ids.map((r) => [r.external_id, r.id]));
+    assert.deepEqual(
+      payload.data.opportunities.map((o) => o.id).sort((a, b) => a - b),
+      [byExternal["opp-1"], byExternal["opp-6"], byExternal["new-high"]].sort((a, b) => a - b),
+    );
+    assert.match(got.headers["webhook-id"], /^msg_\d+$/);
+    assert.throws(() => new Webhook(created.webhook_secret).verify(got.body + " ", got.headers));
+
+    // The same file again changes nothing and sends nothing.
+    await importLines(db.sql, lines);
+    assert.equal((await worker.runOnce()).delivered, 0);
+    // A further change of an opportunity already delivered is not new for the watch.
+    await importLines(db.sql, [changedFixtureLine("opp-6", { score: 70 })]);
+    assert.equal((await worker.runOnce()).delivered, 0);
+    assert.equal(receiver.received.length, 1);
+
+    const deliveries = await (await sendJson(
+      app,
+      "GET",
+      `/api/v1/watches/${created.id}/deliveries`,
+      key,
+    )).json();
+    assert.equal(deliveries.items.length, 1);
+    assert.equal(deliveries.items[0].ok, true);
+    assert.equal(deliveries.items[0].status_code, 200);
+    assert.equal(deliveries.items[0].event_id, got.headers["webhook-id"]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+dbTest("POST /api/v1/watches/{id}/test sends a signed sample event, uncharged", async (db) => {
+  const receiver = startReceiver(() => new Response("nope", { status: 503 }));
+  try {
+    const app = testApp(db, ENV);
+    const { key } = await makeKey(db.sql, "pro");
+    const created = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "T",
+      deliveries: { webhook: { url: receiver.url } },
+    })).json();
+    const res = await sendJson(app, "POST", `/api/v1/watches/${created.id}/test`, key);
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    assert.equal(body.ok, false);
+    assert.equal(body.status_code, 503);
+    assert.equal(receiver.received.length, 1);
+    const event = new Webhook(created.webhook_secret).verify(
+      receiver.received[0].body,
+      receiver.received[0].headers,
+    ) as { type: string };
+    assert.equal(event.type, "watch.test");
+    assert.equal(res.headers.get("x-quota-used"), "0");
+    const feedOnly = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "F",
+      deliveries: { feed: true },
+    })).json();
+    const none = await sendJson(app, "POST", `/api/v1/watches/${feedOnly.id}/test`, key);
+    assert.equal(none.status, 422);
+  } finally {
+    await receiver.close();
+  }
+});
+
+dbTest("The matching gives the list endpoint's answers for every kind of filter", async (db) => {
+  await loadFixture(db.sql);
+  const { accountId } = await makeKey(db.sql, "business");
+  const queries: Record<string, unknown>[] = [
+    {},
+    { online_only: false },
+    { q: "invoice" },
+    { q: "new -dull" },
+    { q: '"scheduling tool" OR quarantine' },
+    { q: "ai" },
+    { platform: "REDDIT" },
+    { channel: "SaaS" },
+    { min_score: 50, recommendation: "Build" },
+    { category: "developer-tools", online_only: false },
+    { q: "--" },
+  ];
+  for (const [i, query] of queries.entries()) {
+    await db.sql`
+      insert into watches (account_id, slot, name, query, q, platform, channel, min_score,
+        recommendation, category, online_only, email_token, feed_token_hash)
+      values (${accountId}, ${i + 1}, ${`w${i}`}, ${db.sql.json(query as never)},
+        ${(query.q as string) ?? null}, ${(query.platform as string) ?? null},
+        ${(query.channel as string) ?? null}, ${(query.min_score as number) ?? 0},
+        ${(query.recommendation as string) ?? null}, ${(query.category as string) ?? null},
+        ${(query.online_only as boolean) ?? true}, ${`t${i}`}, ${
+      i.toString(16).padStart(64, "0")
+    })`;
+  }
+  const titles = [
+    "Shiny new scheduling tool",
+    "Dull new invoice thing",
+    "AI invoice chaser",
+    "Email triage for SaaS founders",
+    "Aim trainer",
+  ];
+  const lines = titles.flatMap((title, i) => [
+    opportunityLine(`n${i}a`, {
+      title,
+      score: 40 + i * 10,
+      platform: "reddit",
+      channel_name: "SaaS",
+    }),
+    opportunityLine(`n${i}b`, {
+      title,
+      theme: "invoice-chasing",
+      score: 90 - i * 10,
+      recommendation: "Build",
+      platform: "Reddit",
+      is_online_deliverable: i % 2 === 0,
+    }),
+  ]);
+  lines.push(changedFixtureLine("opp-4", { score: 41 }));
+  await importLines(db.sql, lines);
+  const written = new Set(
+    (await db.sql<{ id: number }[]>`
+      select id from opportunities where external_id like 'n%' or external_id = 'opp-4'`)
+      .map((r) => r.id),
+  );
+  const watches = await db.sql<{ id: number; query: Record<string, unknown> }[]>`
+    select id, query from watches order by id`;
+  let nonEmpty = 0;
+  for (const w of watches) {
+    const query = OpportunityQuerySchema.parse({ ...w.query, page_size: 100 });
+    const total = await countOpportunities(db.sql, query);
+    const listed = (await listOpportunityPage(db.sql, query)).map((o) => o.id);
+    assert.ok(total <= 100);
+    const expected = listed.filter((id) => written.has(id)).sort((a, b) => a - b);
+    const matched = (await db.sql<{ opportunity_id: number }[]>`
+      select opportunity_id from watch_matches where watch_id = ${w.id}`)
+      .map((r) => r.opportunity_id).sort((a, b) => a - b);
+    assert.deepEqual(matched, expected, JSON.stringify(w.query));
+    if (expected.length) nonEmpty++;
+  }
+  assert.ok(nonEmpty >= 8, "most queries match something, so the comparison means something");
+});

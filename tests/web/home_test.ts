@@ -1,0 +1,204 @@
+import assert from "node:assert/strict";
+import { HtmlValidate } from "html-validate";
+import { OPERATIONS } from "../../src/accounts/admission.ts";
+import type { OperationName } from "../../src/accounts/operations.ts";
+import { TOOLS } from "../../src/mcp/tools.ts";
+import { PLAN_LIMITS, PLAN_RANK, PLANS } from "../../src/platform/plans.ts";
+import { openApiDocument } from "../../src/rest/openapi.ts";
+import { listSurfaces } from "../../src/surfaces.ts";
+import { renderHome, STDIO_NODE, STDIO_PACKAGE } from "../../src/web/home.ts";
+import { dbTest } from "../helpers/db.ts";
+import { webTestApp } from "../helpers/web.ts";
+
+const BASE = "https://oppintel.example";
+
+/** The page's text as a reader sees it: tags and <wbr> gone, entities of code decoded. */
+function textOf(fragment: string): string {
+  return fragment.replace(/<wbr>/g, "").replace(/<[^>]+>/g, " ").replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ").trim();
+}
+
+/** The rows of the plan table: the row header's text and the marks of Free, Pro, Business. */
+function planRows(page: string): { head: string; marks: string[] }[] {
+  const table = /<table class="plans">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? "";
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(table)?.[1] ?? "";
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) => ({
+    head: textOf(/<th scope="row">([\s\S]*?)<\/th>/.exec(row)?.[1] ?? ""),
+    marks: [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map(([, cell]) => textOf(cell)),
+  }));
+}
+
+/** The text of the <pre> with this id. */
+function preText(page: string, id: string): string {
+  const match = new RegExp(`<pre id="${id}"><code>([\\s\\S]*?)</code></pre>`).exec(page);
+  if (!match) throw new Error(`No <pre id="${id}"> on the page`);
+  return match[1].replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+Deno.test("renderHome: the plans are the price list and the tier table", async (t) => {
+  const surfaces = listSurfaces();
+  const page = renderHome(BASE, surfaces);
+  const rows = planRows(page);
+
+  await t.step("each plan's monthly calls come from PLAN_LIMITS", () => {
+    const head = /<thead>([\s\S]*?)<\/thead>/.exec(page)?.[1] ?? "";
+    for (const plan of PLANS) {
+      const calls = PLAN_LIMITS[plan].toLocaleString("en-US");
+      assert.match(textOf(head), new RegExp(`${calls} calls a month`), plan);
+    }
+  });
+
+  await t.step("every REST endpoint and MCP tool has a row, marked by its tier", () => {
+    // Watches are managed, not called against the quota: they have no row (src/surfaces.ts).
+    const paths = Object.keys(openApiDocument().paths as Record<string, unknown>)
+      .filter((path) => !path.startsWith("/api/v1/watches"));
+    assert.ok(paths.length >= 9);
+    for (const path of paths) {
+      const row = rows.find((r) => r.head.includes(`GET ${path} `));
+      assert.ok(row, `a row for GET ${path}`);
+    }
+    for (const tool of TOOLS) {
+      assert.ok(rows.some((r) => r.head.includes(`MCP ${tool.name} `)), tool.name);
+    }
+    for (const endpoint of surfaces.rest) {
+      const row = rows.find((r) => r.head.includes(`GET ${endpoint.path} `))!;
+      const needed = PLAN_RANK[OPERATIONS[endpoint.operation].plan];
+      assert.deepEqual(
+        row.marks,
+        PLANS.map((p) => PLAN_RANK[p] >= needed ? "✓ Included" : "– Not included"),
+        endpoint.path,
+      );
+    }
+  });
+
+  await t.step("concretely: the opportunity list is Pro and Business, costs 1 call", () => {
+    const row = rows.find((r) => r.head.includes("GET /api/v1/opportunities "))!;
+    assert.deepEqual(row.marks, ["– Not included", "✓ Included", "✓ Included"]);
+    assert.match(row.head, /MCP query_opportunities/);
+    assert.match(row.head, /1 call$/);
+    const blog = rows.find((r) => r.head.includes("GET /api/v1/blog "))!;
+    assert.deepEqual(blog.marks, ["✓ Included", "✓ Included", "✓ Included"]);
+    assert.match(blog.head, /free of charge$/);
+    const detail = rows.find((r) => r.head.includes("GET /api/v1/opportunities/{id} "))!;
+    assert.match(detail.head, /1 call \(0 when not found\)$/);
+  });
+
+  await t.step("one row per operation that a surface offers", () => {
+    const offered = (Object.keys(OPERATIONS) as OperationName[]).filter((name) =>
+      surfaces.rest.some((e) => e.operation === name) ||
+      surfaces.mcp.some((m) => m.operation === name)
+    );
+    assert.equal(rows.length, offered.length);
+  });
+
+  await t.step("a tier change shows on the page", () => {
+    // The page reads the tier table: a surface whose endpoint runs a Pro operation is unmarked.
+    const moved = renderHome(BASE, {
+      rest: [{ method: "GET", path: "/x", operation: "getTheme", summary: "X" }],
+      mcp: [],
+    });
+    assert.deepEqual(planRows(moved)[0].marks, ["– Not included", "✓ Included", "✓ Included"]);
+  });
+});
+
+Deno.test("renderHome: how to connect, for this service's address", async (t) => {
+  const page = renderHome(BASE, listSurfaces());
+
+  await t.step("a REST curl line with the key header", () => {
+    const curl = preText(page, "curl-example");
+    assert.match(curl, /^curl -H "X-API-Key: \$OPPINTEL_API_KEY"/);
+    assert.match(curl, /"https:\/\/oppintel\.example\/api\/v1\/overview"$/);
+  });
+
+  await t.step("the hosted MCP URL and a client configuration that parses", () => {
+    assert.equal(preText(page, "mcp-url"), `${BASE}/mcp/`);
+    const remote = JSON.parse(preText(page, "mcp-remote-config"));
+    assert.equal(remote.mcpServers.oppintel.url, `${BASE}/mcp/`);
+    assert.ok("X-API-Key" in remote.mcpServers.oppintel.headers);
+  });
+
+  await t.step("the stdio package's configuration names the real package", async () => {
+    const config = JSON.parse(preText(page, "mcp-stdio-config")).mcpServers.oppintel;
+    const pkg = JSON.parse(
+      await Deno.readTextFile(new URL("../../npm-stdio/package.json", import.meta.url)),
+    );
+    assert.equal(STDIO_PACKAGE, pkg.name);
+    assert.equal(pkg.engines.node, `>=${STDIO_NODE}`);
+    assert.deepEqual(config.args, ["-y", pkg.name]);
+    assert.equal(config.env.OPPINTEL_BASE_URL, BASE);
+  });
+
+  await t.step("links to the API reference, articles and account", () => {
+    for (const href of ["/docs", "/api/v1/openapi.json", "/blog", "/account"]) {
+      assert.match(page, new RegExp(`<a href="${href.replaceAll(".", "\\.")}">`), href);
+    }
+  });
+
+  await t.step("nothing is loaded from another site", () => {
+    const loads = [...page.matchAll(/<(?:script|img|link|iframe)\b[^>]*?(?:src|href)="([^"]*)"/g)]
+      .map((m) => m[1]);
+    assert.ok(loads.length > 0);
+    for (const url of loads) {
+      assert.ok(
+        url.startsWith("/") || url.startsWith("data:") || url === `${BASE}/`,
+        `${url} is ours`,
+      );
+    }
+  });
+
+  await t.step("the page is valid HTML", async () => {
+    const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+    const report = await validator.validateString(page);
+    const messages = report.results.flatMap((r) =>
+      r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`)
+    );
+    assert.deepEqual(messages, []);
+  });
+});
+
+dbTest("GET / answers the home page under the web's security headers", async (db, t) => {
+  const app = webTestApp(db, { base: BASE });
+  const response = await app.handler(new Request(`${BASE}/`));
+  const page = await response.text();
+
+  await t.step("200 HTML, no redirect", () => {
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.equal(response.headers.get("location"), null);
+    assert.match(page, /<h1 id="home-title">Opportunity Intelligence<\/h1>/);
+  });
+
+  await t.step("the same CSP as every page: no inline script, nothing from elsewhere", () => {
+    const csp = response.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+    assert.doesNotMatch(page, /<script>/);
+  });
+
+  await t.step("an ETag, and 304 for it", async () => {
+    const etag = response.headers.get("etag");
+    assert.ok(etag);
+    const again = await app.handler(
+      new Request(`${BASE}/`, { headers: { "If-None-Match": etag } }),
+    );
+    assert.equal(again.status, 304);
+  });
+
+  await t.step("the plan table is filled from the composed service", () => {
+    assert.equal(planRows(page).length > 0, true);
+    assert.match(page, /MCP query_<wbr>opportunities/);
+  });
+
+  await t.step("HEAD answers without a body; POST is 405", async () => {
+    const head = await app.handler(new Request(`${BASE}/`, { method: "HEAD" }));
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+    const post = await app.handler(new Request(`${BASE}/`, { method: "POST" }));
+    assert.equal(post.status, 405);
+    await post.body?.cancel();
+  });
+});
