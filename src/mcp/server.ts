@@ -23,7 +23,7 @@ import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import { QuotaExceededError, toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
-import { corsHeaders, json, quotaHeaders, serializeJson } from "../platform/responses.ts";
+import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { prepareOperation } from "../accounts/operations.ts";
@@ -147,42 +147,6 @@ function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
   return exchange;
 }
 
-/** What is wrong with the params of a tools/call, in words; undefined when they are well typed. */
-function callParamsProblem(params: unknown): string | undefined {
-  if (typeof params !== "object" || params === null || Array.isArray(params)) return undefined;
-  const { name, arguments: args } = params as Record<string, unknown>;
-  if (name === undefined) return '"name" is required';
-  if (typeof name !== "string") return '"name" must be a string';
-  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-    return '"arguments" must be an object';
-  }
-  return undefined;
-}
-
-/**
- * A tools/call whose params are mistyped gets -32602 Invalid params in words. The SDK answers it
- * with -32602 too, but its message is a raw validation dump; params that are not an object at
- * all are left to the SDK, which refuses the message as an invalid request.
- */
-async function mistypedCall(request: Request): Promise<Response | undefined> {
-  let message: unknown;
-  try {
-    message = await request.clone().json();
-  } catch {
-    return undefined; // not JSON: the SDK answers the parse error
-  }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
-  const { method, params, id } = message as Record<string, unknown>;
-  if (method !== "tools/call") return undefined;
-  const problem = callParamsProblem(params);
-  if (!problem) return undefined;
-  return json(200, {
-    jsonrpc: "2.0",
-    id: typeof id === "string" || typeof id === "number" ? id : null,
-    error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
-  });
-}
-
 /** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
@@ -260,10 +224,9 @@ export function createMcpHandler(
     requestId?: string,
   ): Promise<Response> {
     const exchange: Exchange = { caller, requestId, usage: caller.usage };
-    const response = await mistypedCall(request) ??
-      (await isLegacyRequest(request)
-        ? await serveLegacy(request, exchange)
-        : await modern.fetch(request, { authInfo: authInfoOf(exchange) }));
+    const response = await isLegacyRequest(request)
+      ? await serveLegacy(request, exchange)
+      : await modern.fetch(request, { authInfo: authInfoOf(exchange) });
     const headers = new Headers(response.headers);
     for (
       const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(exchange.usage) })

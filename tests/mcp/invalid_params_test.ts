@@ -6,7 +6,7 @@ import { BASE, makeKey, testApp } from "../helpers/app.ts";
 dbTest("tools/call with mistyped params answers -32602 with a readable message", async (db, t) => {
   const app = testApp(db);
   const { key } = await makeKey(db.sql, "pro");
-  const call = async (params: unknown) => {
+  const call = async (params: unknown, extra: Record<string, string> = {}) => {
     const res = await app.handler(
       new Request(`${BASE}/mcp/`, {
         method: "POST",
@@ -14,6 +14,7 @@ dbTest("tools/call with mistyped params answers -32602 with a readable message",
           "X-API-Key": key,
           "Content-Type": "application/json",
           Accept: "application/json, text/event-stream",
+          ...extra,
         },
         body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
       }),
@@ -45,5 +46,19 @@ dbTest("tools/call with mistyped params answers -32602 with a readable message",
     assert.equal(status, 400);
     assert.notEqual(body.error?.code, -32603);
     assert.equal(typeof body.error?.message, "string");
+  });
+  await t.step("the 2026-07-28 revision gets the same words", async () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const { body } = await call({ name: 123, arguments: {}, _meta: meta }, {
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": "123",
+    });
+    assert.equal(body.error?.code, -32602, JSON.stringify(body));
+    assert.equal(body.error.message, 'Invalid params: "name" must be a string');
   });
 });
