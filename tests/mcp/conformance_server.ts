@@ -1,7 +1,7 @@
 /**
  * The service's handler on a fresh embedded database, plus the one fixture tool that the
  * conformance scenario `json-schema-2020-12` looks for (only the suite's reference server has
- * it). Everything else is the production path: routing, key check, transport, listing. Prints
+ * it). Everything else is the production path: routing, key check, SDK, listing. Prints
  * `READY <port> <key>` on stdout once it listens. Used by tests/mcp/conformance.sh.
  */
 import { readConfig } from "../../src/platform/config.ts";
@@ -13,6 +13,8 @@ import { createMcpHandler, type FixtureTool } from "../../src/mcp/server.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { createApiKey } from "../../src/accounts/api_keys.ts";
 
+// The reference server's fixture tool, as @modelcontextprotocol/conformance 0.2.0-alpha.12 lists it:
+// on 2026-07-28 the scenario also checks that allOf/anyOf, if/then/else and $anchor come through.
 const JSON_SCHEMA_2020_12_TOOL: FixtureTool = {
   tool: {
     name: "json_schema_2020_12_tool",
@@ -22,11 +24,22 @@ const JSON_SCHEMA_2020_12_TOOL: FixtureTool = {
       type: "object",
       $defs: {
         address: {
+          $anchor: "addressDef",
           type: "object",
           properties: { street: { type: "string" }, city: { type: "string" } },
         },
       },
-      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      properties: {
+        name: { type: "string" },
+        address: { $ref: "#/$defs/address" },
+        contactMethod: { type: "string", enum: ["phone", "email"] },
+        phone: { type: "string" },
+        email: { type: "string" },
+      },
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
       additionalProperties: false,
     },
   },
@@ -50,7 +63,25 @@ const server = Deno.serve({
   hostname: "127.0.0.1",
   port: 0,
   onListen: ({ port }) => console.log(`READY ${port} ${key}`),
-}, handler);
+}, (request) => handler(withKey(request)));
+
+/**
+ * The suite's raw-header scenarios (http-header-validation, ...) post to the URL's path alone,
+ * dropping `?api_key=`, and send no key header; a keyless request gets the harness key in
+ * X-API-Key, so it still passes the service's real key check. Requests with a key are untouched.
+ */
+function withKey(request: Request): Request {
+  const url = new URL(request.url);
+  if (
+    url.searchParams.has("api_key") || request.headers.has("x-api-key") ||
+    request.headers.has("authorization")
+  ) {
+    return request;
+  }
+  const headers = new Headers(request.headers);
+  headers.set("X-API-Key", key);
+  return new Request(request, { headers });
+}
 
 async function stop(): Promise<void> {
   await server.shutdown();

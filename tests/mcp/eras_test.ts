@@ -433,3 +433,59 @@ dbTest("MCP 2026-07-28 quota: exhausted gives quota_exceeded, free tools go on",
     await served.close();
   }
 });
+
+dbTest(
+  "MCP bodies that are not one JSON message are answered before either era, uncharged",
+  async (db, t) => {
+    const app = testApp(db);
+    const served = serve(app);
+    const { key, accountId } = await makeKey(db.sql, "pro");
+    const cases: [string, string, string, number, number][] = [
+      ["a body that is not JSON", "application/json", '{"jsonrpc":"2.0",', 400, -32700],
+      ["an empty body", "application/json", "", 400, -32700],
+      [
+        "a content type other than JSON",
+        "text/plain",
+        JSON.stringify(call(1, "get_overview")),
+        415,
+        -32000,
+      ],
+      [
+        "a body over 4 MiB",
+        "application/json",
+        `{"pad":"${"x".repeat(4 * 1024 * 1024)}"}`,
+        413,
+        -32000,
+      ],
+    ];
+    try {
+      for (const [name, type, body, status, code] of cases) {
+        await t.step(`${name}: ${status}`, async () => {
+          const res = await fetch(served.url, {
+            method: "POST",
+            headers: {
+              "Content-Type": type,
+              Accept: "application/json, text/event-stream",
+              "X-API-Key": key,
+              "MCP-Protocol-Version": MODERN,
+              "Mcp-Method": "tools/call",
+              "Mcp-Name": "get_overview",
+            },
+            body,
+          });
+          assert.equal(res.status, status);
+          const answer = await res.json();
+          assert.equal(answer.jsonrpc, "2.0");
+          assert.equal(answer.error.code, code);
+          assert.equal(answer.id, null);
+          assert.equal(res.headers.get("x-quota-used"), "0");
+        });
+      }
+      await t.step("none was charged", async () => {
+        assert.equal(await usedOf(db.sql, accountId), 0);
+      });
+    } finally {
+      await served.close();
+    }
+  },
+);
