@@ -19,7 +19,7 @@ export type McpHandler = (
 const MCP_METHODS = "POST, OPTIONS";
 
 /** The JSON-RPC error an MCP client can parse, carrying the REST error body in `data`. */
-function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
+export function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
   const apiError = toApiError(error);
   const headers = quotaHeaders(usage);
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
