@@ -98,10 +98,12 @@ export function buildHandler(
       context,
       mailer,
       contactEmail: config.contactEmail,
+      watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
+    bodyTimeoutMs: config.bodyTimeoutMs,
   });
   const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
     usageMail?.poke();

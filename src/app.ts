@@ -5,12 +5,16 @@
 import type { Content } from "./catalog/content.ts";
 import type { Sql } from "./db/open.ts";
 import { isDatabaseUp } from "./db/status.ts";
-import { createMcpEndpoint, type McpHandler } from "./mcp/endpoint.ts";
+import { createMcpEndpoint, mcpErrorResponse, type McpHandler } from "./mcp/endpoint.ts";
 import { NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBodyWithin } from "./platform/body.ts";
+
+/** Above the MCP SDK's 4 MiB request bound, so that the endpoint's own 413 answers first. */
+const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -27,6 +31,8 @@ export interface AppDeps {
   metrics?: (request: Request) => Promise<Response>;
   /** The watch operations; without them /api/v1/watches is an unknown path. */
   watches?: WatchService;
+  /** How long a request body may take to arrive before a 408 (platform/body.ts; 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** Builds the service's fetch handler. */
@@ -64,12 +70,20 @@ export function createApp(
     // Scrapes stay out of the request log and of the metrics they read.
     if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
     const requestId = requestIdOf(request);
+    const isMcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
     let outcome: Outcome;
     try {
-      outcome = await route(request, url, requestId, info);
+      const whole = await readBodyWithin(
+        request,
+        deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+        // MCP applies the SDK's own 4 MiB bound and answers it as JSON-RPC (mcp/server.ts).
+        isMcp ? MCP_MAX_BODY_BYTES : MAX_BODY_BYTES,
+      );
+      outcome = await route(whole, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      outcome = { response: errorResponse(error) };
+      // A body refused before routing (408, 413) is still answered in the surface's own shape.
+      outcome = { response: isMcp && mcp ? mcpErrorResponse(error) : errorResponse(error) };
     }
     const { response, caller } = outcome;
     log({

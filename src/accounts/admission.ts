@@ -266,13 +266,24 @@ export async function admit(
 /**
  * Gives back the unit admit charged when the answer then fails (a statement time-out, the
  * database going away), so that only successful calls are charged; the key's usage record of
- * that day gives it back too. Best effort: if the
- * database is gone the refund is lost, which can only cost the customer one call.
+ * that day gives it back too. Returns the month's used count after the refund, for the failed
+ * answer's quota headers. Best effort: if the database is gone the refund is lost (undefined), which can only
+ * cost the customer one call.
  */
-export async function refund(sql: Sql, caller: Caller, chargedAt: Date): Promise<void> {
+export async function refund(
+  sql: Sql,
+  caller: Caller,
+  chargedAt: Date,
+): Promise<number | undefined> {
   // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
   const charge = { accountId: caller.accountId, keyId: caller.keyId, surface: "rest" as const };
-  await refundQuota(sql, charge, chargedAt).catch(() => {});
+  return await refundQuota(sql, charge, chargedAt).catch(() => undefined);
+}
+
+/** The usage a caller's answer shows once its charge was given back (`used` after refund). */
+export function usageAfterRefund(usage: UsageState, used: number | undefined): UsageState {
+  if (used === undefined) return usage;
+  return { ...usage, used, remaining: Math.max(0, usage.limit - used) };
 }
 
 /** The raw key of a request: X-API-Key, then Authorization: Bearer, then ?api_key=. */

@@ -80,21 +80,27 @@ export async function chargeQuota(
 
 /**
  * Takes back one charged call of the month and day of `chargedAt` (never below zero), from the
- * account's counter and from the key's usage record together.
+ * account's counter and from the key's usage record together. Returns the month's used count
+ * after the refund, or undefined when there was nothing to take back.
  */
 export async function refundQuota(
   sql: Sql,
   charge: Omit<Charge, "plan">,
   chargedAt: Date = new Date(),
-): Promise<void> {
-  await sql`
+): Promise<number | undefined> {
+  const [row] = await sql<{ used: number }[]>`
     with refunded as (
       update usage_counters set used = used - 1
       where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)} and used > 0
-      returning 1
+      returning used
+    ),
+    -- A data-modifying WITH runs whether or not the final select reads it.
+    attributed as (
+      update usage_daily set calls = calls - 1
+      where account_id = ${charge.accountId} and day = ${dayOf(chargedAt)}
+        and key_id = ${charge.keyId} and surface = ${charge.surface} and calls > 0
+        and exists (select 1 from refunded)
     )
-    update usage_daily set calls = calls - 1
-    where account_id = ${charge.accountId} and day = ${dayOf(chargedAt)}
-      and key_id = ${charge.keyId} and surface = ${charge.surface} and calls > 0
-      and exists (select 1 from refunded)`;
+    select used from refunded`;
+  return row?.used;
 }

@@ -19,7 +19,7 @@ export type McpHandler = (
 const MCP_METHODS = "POST, OPTIONS";
 
 /** The JSON-RPC error an MCP client can parse, carrying the REST error body in `data`. */
-function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
+export function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
   const apiError = toApiError(error);
   const headers = quotaHeaders(usage);
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
@@ -28,6 +28,47 @@ function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
     id: null,
     error: { code: -32001, message: apiError.message, data: apiError.body },
   }, headers);
+}
+
+/**
+ * What is wrong, in words, with the params of a tools/call request (a single JSON-RPC message),
+ * or undefined. The body was read whole before routing (platform/body.ts), so reading a clone
+ * costs a parse of a few bytes.
+ */
+async function callParamsProblem(request: Request): Promise<string | undefined> {
+  const message = await request.clone().json().catch(() => undefined);
+  if (typeof message !== "object" || message === null || message.method !== "tools/call") {
+    return undefined;
+  }
+  const params = message.params;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    return "params must be an object";
+  }
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (name === undefined) return '"name" is required';
+  if (typeof name !== "string") return '"name" must be a string';
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    return '"arguments" must be an object';
+  }
+  return undefined;
+}
+
+/**
+ * The SDK answers malformed tools/call params with -32602 and its validation dump as the
+ * message ("Invalid tools/call request: [{ "expected": ... }]"); the client gets the same code
+ * with the problem in words instead. Any other answer passes unchanged.
+ */
+async function withReadableParamsError(response: Response, problem: string): Promise<Response> {
+  if (!(response.headers.get("content-type") ?? "").startsWith("application/json")) {
+    return response;
+  }
+  const body = await response.clone().json().catch(() => undefined);
+  const error = body?.error;
+  if (error?.code !== -32602 || !String(error.message).startsWith("Invalid tools/call request")) {
+    return response;
+  }
+  error.message = `Invalid params: ${problem}`;
+  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
 }
 
 /** The MCP edge for the app's router: `serve` answers once the caller is known. */
@@ -45,7 +86,9 @@ export function createMcpEndpoint(
     } catch (error) {
       return { response: mcpErrorResponse(error) };
     }
-    const response = await deps.serve(request, caller, requestId);
+    const problem = await callParamsProblem(request);
+    let response = await deps.serve(request, caller, requestId);
+    if (problem) response = await withReadableParamsError(response, problem);
     // The tools report their charge in the quota headers, after the call.
     const usedAfter = Number(response.headers.get("x-quota-used") ?? caller.usage.used);
     const quota = usedAfter > caller.usage.used ? "charged" : undefined;

@@ -28,6 +28,8 @@ export interface Config {
   readonly webhookAllow: readonly string[];
   /** Webhook and e-mail deliveries one instance runs at once. */
   readonly deliveryConcurrency: number;
+  /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
+  readonly bodyTimeoutMs: number;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -67,6 +69,8 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().trim().min(1).optional(),
   WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
   WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
+  BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
+    .default(10_000),
 });
 
 function count(message: string, min: number, max: number) {
@@ -100,6 +104,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
         .filter(Boolean),
     ),
     deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
+    bodyTimeoutMs: e.BODY_TIMEOUT_MS,
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,

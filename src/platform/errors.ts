@@ -112,6 +112,24 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/** A request body that did not arrive in time (src/platform/body.ts). */
+export class RequestTimeoutError extends ApiError {
+  readonly status = 408;
+  readonly code = "request_timeout";
+  constructor(seconds: number) {
+    super(`The request body did not arrive within ${seconds} seconds`);
+  }
+}
+
+/** A request body larger than the service takes (src/platform/body.ts). */
+export class PayloadTooLargeError extends ApiError {
+  readonly status = 413;
+  readonly code = "payload_too_large";
+  constructor(maxBytes: number) {
+    super(`The request body is larger than ${maxBytes} bytes`);
+  }
+}
+
 /** True for a statement cancelled by the statement time-out (SQLSTATE 57014). */
 function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as Error & { code?: string }).code === "57014";

@@ -24,20 +24,31 @@ export interface Outcome {
 // Query parameters whose values are secrets: API keys, and the account area's e-mailed tokens.
 const SECRET_PARAMS = new Set(["api_key", "token"]);
 
+// Anything shaped like one of our API keys (src/accounts/keys.ts: `oi_live_` and base62), with
+// the underscores written or percent-encoded, in any case: a key pasted into a path
+// (`/api/v1/blog/oi_live_...`) or another parameter is as secret as one in `api_key`.
+const KEY_SHAPE = /oi(?:_|%5f)live(?:_|%5f)[0-9a-z]+/gi;
+
+/** `text` with everything shaped like an API key replaced by `[redacted]`. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_SHAPE, "[redacted]");
+}
+
 /**
  * A URL path and query for logs, with the value of every secret parameter (`api_key`, `token`)
- * replaced by `[redacted]`. Names are compared decoded, as the key lookup reads them, so an
- * encoded name (`api%5Fkey`) is redacted too.
+ * and anything shaped like an API key anywhere in the path or query replaced by `[redacted]`.
+ * Parameter names are compared decoded, as the key lookup reads them, so an encoded name
+ * (`api%5Fkey`) is redacted too.
  */
 export function redactedPath(url: URL): string {
-  if (!url.search) return url.pathname;
+  if (!url.search) return redactKeys(url.pathname);
   const parts = url.search.slice(1).split("&").map((part) => {
     const [name] = new URLSearchParams(part).keys();
     return name !== undefined && SECRET_PARAMS.has(name.toLowerCase())
       ? `${part.split("=")[0]}=[redacted]`
       : part;
   });
-  return `${url.pathname}?${parts.join("&")}`;
+  return redactKeys(`${url.pathname}?${parts.join("&")}`);
 }
 
 /** Logs an unexpected failure with its stack, on standard error. */

@@ -72,6 +72,8 @@ export function annotateSpan(entry: Record<string, unknown>): void {
       const query = entry.path.indexOf("?");
       attributes["url.full"] = entry.path;
       attributes["url.query"] = query < 0 ? "" : entry.path.slice(query + 1);
+      // A key pasted into the path itself (request_log.ts redacts key shapes there too).
+      attributes["url.path"] = query < 0 ? entry.path : entry.path.slice(0, query);
     }
     if (entry.route) {
       attributes["http.route"] = route;

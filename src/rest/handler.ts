@@ -10,6 +10,7 @@ import {
   type Operation,
   OPERATIONS,
   refund,
+  usageAfterRefund,
 } from "../accounts/admission.ts";
 import { type OperationName, type Prepared, prepareOperation } from "../accounts/operations.ts";
 import type { Content } from "../catalog/content.ts";
@@ -149,9 +150,11 @@ export function createRestHandler(
       const quota = charged ? "charged" : "free";
       return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {
-      if (charged) await refund(deps.sql, caller, admittedAt);
+      // The answer's quota headers are as the counter stands after the refund.
+      const used = charged ? await refund(deps.sql, caller, admittedAt) : undefined;
+      const usage = usageAfterRefund(caller.usage, used);
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      return { response: errorResponse(error, caller.usage), caller };
+      return { response: errorResponse(error, usage), caller };
     }
   }
 }

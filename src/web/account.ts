@@ -30,6 +30,15 @@ import {
   type Visit,
 } from "./account_common.ts";
 import { createSignIn } from "./account_signin.ts";
+import {
+  createWatchActions,
+  isWatchAction,
+  madeWatchCard,
+  WATCH_NOTICES,
+  type WatchActions,
+  watchesSection,
+  type WatchExtra,
+} from "./account_watches.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
 import { checkCsrf, cookie, hashToken, isCrossSite, isLocalhost, readCookies } from "./security.ts";
 
@@ -40,16 +49,24 @@ const DONE_NOTICES = new Map([
   ["revoked", "The key is revoked: calls with it now answer 403 key_revoked."],
   ["emails-off", "Usage e-mails are off. The dashboard still warns you at 80% and 100%."],
   ["emails-on", "Usage e-mails are on: we write at 80% and at 100% of the month's calls."],
+  ...WATCH_NOTICES,
 ]);
 
 /** Builds the account area's request handler for paths under /account. */
 export function createAccountArea(deps: AccountDeps) {
   const { sql } = deps;
   const { session, landing, askForLink, linkPage, useLink } = createSignIn(deps);
+  const watchActions = deps.watches ? createWatchActions(deps.watches) : undefined;
 
   async function dashboard(
     current: { account: SessionAccount; secret: string },
-    extra: { created?: CreatedApiKey; notice?: string; error?: string; status?: number } = {},
+    extra: {
+      created?: CreatedApiKey;
+      notice?: string;
+      error?: string;
+      status?: number;
+      watch?: WatchExtra;
+    } = {},
   ): Promise<AccountResponse> {
     const { account } = current;
     const [usage, keys, emails] = await Promise.all([
@@ -58,6 +75,10 @@ export function createAccountArea(deps: AccountDeps) {
       usageEmailsOn(sql, account.id),
     ]);
     const csrf = await csrfField(current.secret);
+    const owner = { accountId: account.id, plan: account.plan };
+    const watches = deps.watches
+      ? await watchesSection(deps.watches, owner, csrf, extra.watch?.form)
+      : "";
     const active = keys.filter((k) => k.revoked_at === null).length;
     const contact = deps.contactEmail
       ? html`<a href="mailto:${deps.contactEmail}">contact us</a>`
@@ -84,6 +105,7 @@ export function createAccountArea(deps: AccountDeps) {
       ${extra.notice ? html`<p class="card notice" role="status">${extra.notice}</p>` : ""}
       ${extra.error ? html`<p class="card error" role="alert">${extra.error}</p>` : ""}
       ${created}
+      ${extra.watch?.made ? madeWatchCard(extra.watch.made) : ""}
       ${usageBanner(usage)}
       <section class="card" aria-labelledby="usage-title">
         <h2 id="usage-title">Plan and usage</h2>
@@ -112,6 +134,7 @@ export function createAccountArea(deps: AccountDeps) {
   <p class="muted">${MAX_ACTIVE_KEYS - active} of ${MAX_ACTIVE_KEYS} keys left.</p>
   </form>`}
       </section>
+      ${watches}
     `;
     const head = extra.created ? html`<script src="/assets/copy.js" defer></script>` : undefined;
     return respond(
@@ -224,6 +247,27 @@ export function createAccountArea(deps: AccountDeps) {
     return redirect(`/account?done=emails-${on ? "on" : "off"}#usage-emails`);
   }
 
+  async function watchForm(
+    visit: Visit,
+    action: string,
+    watchActions: WatchActions,
+  ): Promise<AccountResponse> {
+    const checked = await signedInForm(visit);
+    if ("status" in checked) return checked;
+    const { current, form } = checked;
+    const owner = { accountId: current.account.id, plan: current.account.plan };
+    const outcome = action === ""
+      ? await watchActions.create(owner, form)
+      : await watchActions.change(owner, action, form);
+    if (outcome.kind === "redirect") return redirect(outcome.location);
+    // Answered here rather than through a redirect, so that a new secret is in no URL.
+    return await dashboard(current, {
+      watch: outcome.extra,
+      error: outcome.error,
+      status: outcome.status,
+    });
+  }
+
   async function signOut(visit: Visit): Promise<AccountResponse> {
     const checked = await signedInForm(visit);
     if ("status" in checked) return checked;
@@ -271,8 +315,16 @@ export function createAccountArea(deps: AccountDeps) {
       case "/account/signout":
         if (!isPost) return methodNotAllowed("POST");
         return await signOut(visit);
-      default:
+      default: {
+        const action = path.startsWith("/account/watches")
+          ? path.slice("/account/watches".length).replace(/^\//, "")
+          : undefined;
+        if (action !== undefined && watchActions && isWatchAction(action)) {
+          if (!isPost) return methodNotAllowed("POST");
+          return await watchForm(visit, action, watchActions);
+        }
         return message(404, "Page not found", html`<p><a href="/account">Your account</a></p>`);
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import type { QueryContext } from "../catalog/common.ts";
 import { html, page, type SafeHtml } from "./html.ts";
 import type { Mailer } from "./mailer.ts";
 import { cookie, csrfTokenFor, randomToken } from "./security.ts";
+import type { WatchService } from "../watches/service.ts";
 
 export const SESSION_COOKIE = "oi_session";
 export const CSRF_COOKIE = "oi_csrf";
@@ -50,6 +51,8 @@ export interface AccountDeps {
   /** An address shown for plan changes ("contact us"). */
   contactEmail?: string;
   log: (entry: Record<string, unknown>) => void;
+  /** The watch operations; without them the dashboard has no Watches section. */
+  watches?: WatchService;
 }
 
 /** A page of the account area, before the common headers are added. */

@@ -66,6 +66,7 @@ table.plans td.no { color: var(--muted); }
 .op-title { display: block; }
 code.op { display: block; font-size: 0.85rem; font-weight: 400; }
 .op-cost { display: block; font-weight: 400; color: var(--muted); font-size: 0.85rem; }
+.cell-note { display: block; font-size: 0.8rem; color: var(--ink); }
 .code { position: relative; }
 .code pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f3f5f7; padding: 0.8rem; border-radius: 0.3rem;
   margin: 0.5rem 0; }

@@ -128,7 +128,7 @@ ${dateLine(post)}
 ${tagList(post.tags)}
 ${image ? html`<img class="cover" src="${image}" alt="">` : ""}
 <div class="article-body">
-${new SafeHtml(renderMarkdown(post.body_md))}
+${new SafeHtml(renderMarkdown(post.body_md, { title: post.title }))}
 </div>
 ${relatedOpportunity(opportunity)}
 </article>

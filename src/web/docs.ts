@@ -104,6 +104,10 @@ body .swagger-ui .info .url, body .swagger-ui .info a { color: #0b63c5; }
 body .swagger-ui .btn.authorize { border-color: #137a4a; color: #137a4a; }
 body .swagger-ui .btn.authorize svg { fill: #137a4a; color: #137a4a; }
 body .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0b63c5; }
+body .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #137a4a; }
+body .swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f766e; }
+body .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #9a5b00; }
+body .swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b91c1c; }
 body .swagger-ui .btn.execute { background-color: #0b63c5; border-color: #0b63c5; }
 body .swagger-ui .btn.cancel { border-color: #b91c1c; color: #b91c1c; }
 body .swagger-ui .parameter__in, body .swagger-ui .parameter__extension { color: #545b66; }

@@ -3,6 +3,7 @@
  * (/blog), the account area (/account) and their static files (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for
  * every other one, so the main handler can try it first and fall through to the API.
  */
+import { redactKeys } from "../platform/request_log.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
@@ -15,10 +16,11 @@ import { html, page } from "./html.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
+import { createWatchService, type WatchService } from "../watches/service.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
-export type { Surfaces } from "./home.ts";
+export type { Offering, Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
@@ -39,6 +41,8 @@ export interface WebDeps {
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
   log?: (entry: Record<string, unknown>) => void;
+  /** The watch operations of the dashboard; by default made on `sql` with no SSRF allow-list. */
+  watches?: WatchService;
   /**
    * The REST endpoints and MCP tools of each operation, for the home page's plan table (the
    * composition root reads them from the other edges); without it the table is empty.
@@ -141,6 +145,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     secureCookies: deps.secureCookies,
     contactEmail: deps.contactEmail,
     log,
+    watches: deps.watches ??
+      createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
   });
 
   async function serve(
@@ -207,8 +213,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       log({
         level: "error",
         method: request.method,
-        // Only the path: the query of an account link carries a token.
-        path: url.pathname,
+        // Only the path (the query of an account link carries a token), without key shapes.
+        path: redactKeys(url.pathname),
         error: error instanceof Error ? error.stack ?? error.message : String(error),
       });
       return htmlPage(500, "Something went wrong", "Please try again in a moment.");

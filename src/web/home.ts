@@ -8,7 +8,7 @@
  */
 import { OPERATIONS } from "../accounts/admission.ts";
 import type { OperationName } from "../accounts/operations.ts";
-import { type Plan, PLAN_LIMITS, PLAN_RANK, PLANS } from "../platform/plans.ts";
+import { type Plan, PLAN_LIMITS, PLAN_RANK, PLANS, WATCH_LIMITS } from "../platform/plans.ts";
 import { escapeHtml, html, page, SafeHtml } from "./html.ts";
 
 /** The name of the stdio package on npm (a test checks it against npm-stdio/package.json). */
@@ -16,18 +16,24 @@ export const STDIO_PACKAGE = "oppintel-mcp";
 /** The oldest Node.js it runs on (its `engines.node`, checked by the same test). */
 export const STDIO_NODE = 20;
 
-/** A REST endpoint and the operation it runs. */
+/**
+ * What an endpoint or tool runs: an operation of OPERATIONS (tier and cost there), or "watch"
+ * for the watch endpoints and tools (every plan, never charged, WATCH_LIMITS by plan).
+ */
+export type Offering = OperationName | "watch";
+
+/** A REST endpoint and what it runs. */
 export interface RestEndpoint {
   method: string;
   path: string;
-  operation: OperationName;
+  operation: Offering;
   summary: string;
 }
 
-/** An MCP tool and the operation it runs. */
+/** An MCP tool and what it runs. */
 export interface McpToolEntry {
   name: string;
-  operation: OperationName;
+  operation: Offering;
 }
 
 /** What the two surfaces offer, operation by operation. */
@@ -53,39 +59,69 @@ function breakable(text: string): SafeHtml {
   return new SafeHtml(escapeHtml(text).replace(/([/_])/g, "$1<wbr>"));
 }
 
-function costOf(name: OperationName): string {
+function costOf(name: Offering): string {
+  if (name === "watch") return "free of charge";
   const operation: { cost: 0 | 1; mayNotExist?: boolean } = OPERATIONS[name];
   if (operation.cost === 0) return "free of charge";
   return operation.mayNotExist ? "1 call (0 when not found)" : "1 call";
 }
 
-function operationRow(name: OperationName, surfaces: Surfaces): SafeHtml | undefined {
+const INCLUDED =
+  html`<span aria-hidden="true">✓</span><span class="visually-hidden">Included</span>`;
+
+function cell(included: boolean, note?: string): SafeHtml {
+  if (!included) {
+    return html`
+      <td
+        class="no"><span aria-hidden="true">–</span><span class="visually-hidden">Not included</span></td>
+    `;
+  }
+  return html`<td class="yes">${INCLUDED}${
+    note
+      ? html`
+        <span class="cell-note">${note}</span>
+      `
+      : ""
+  }</td>`;
+}
+
+/** The watches a plan keeps (webhook delivery needs a paid plan: src/watches/watches.ts). */
+function watchNote(plan: Plan): string {
+  const n = WATCH_LIMITS[plan];
+  return `${n} watch${n === 1 ? "" : "es"}${plan === "free" ? ", e-mail and feed" : ""}`;
+}
+
+/** The endpoints of a row, one line per path with its methods. */
+function restLines(rest: RestEndpoint[]): SafeHtml[] {
+  const methods = new Map<string, string[]>();
+  for (const e of rest) methods.set(e.path, [...methods.get(e.path) ?? [], e.method]);
+  return [...methods].map(([path, m]) =>
+    html`<code class="op">${m.join(", ")} ${breakable(path)}</code>`
+  );
+}
+
+function offeringRow(name: Offering, surfaces: Surfaces): SafeHtml | undefined {
   const rest = surfaces.rest.filter((e) => e.operation === name);
   const tools = surfaces.mcp.filter((t) => t.operation === name);
   if (rest.length === 0 && tools.length === 0) return undefined;
-  const needed = PLAN_RANK[OPERATIONS[name].plan];
-  const title = rest[0]?.summary ?? tools[0].name;
+  const title = name === "watch"
+    ? "Watches: saved searches that deliver new matches (webhook, e-mail digest, Atom feed)"
+    : rest[0]?.summary ?? tools[0].name;
+  const cells = name === "watch"
+    ? PLANS.map((plan) => cell(true, watchNote(plan)))
+    : PLANS.map((plan) => cell(PLAN_RANK[plan] >= PLAN_RANK[OPERATIONS[name].plan]));
   return html`<tr>
 <th scope="row"><span class="op-title">${title}</span>
-${rest.map((e) => html`<code class="op">${e.method} ${breakable(e.path)}</code>`)}
+${restLines(rest)}
 ${tools.map((t) => html`<code class="op">MCP ${breakable(t.name)}</code>`)}
 <span class="op-cost">${costOf(name)}</span></th>
-${
-    PLANS.map((plan) =>
-      PLAN_RANK[plan] >= needed
-        ? html`<td class="yes"><span aria-hidden="true">✓</span><span class="visually-hidden">Included</span></td>`
-        : html`
-          <td
-            class="no"><span aria-hidden="true">–</span><span class="visually-hidden">Not included</span></td>
-        `
-    )
-  }
+${cells}
 </tr>`;
 }
 
 function plansTable(surfaces: Surfaces): SafeHtml {
-  const names = Object.keys(OPERATIONS) as OperationName[];
-  const rows = names.map((name) => operationRow(name, surfaces)).filter((r) => r !== undefined);
+  const names: Offering[] = [...Object.keys(OPERATIONS) as OperationName[], "watch"];
+  const rows = names.map((name) => offeringRow(name, surfaces)).filter((r) => r !== undefined);
   return html`
     <section class="table-scroll" aria-label="Plan comparison" tabindex="0">
       <table class="plans">

@@ -11,6 +11,18 @@ import { escapeHtml, html, page } from "./html.ts";
 import { securityHeaders } from "./security.ts";
 
 /** True for the paths this module answers. */
+
+/** The answer to an unsubscribe link that names no watch (unknown or rotated token). */
+function linkNotValid(): Response {
+  return htmlPage(
+    404,
+    "Link not valid",
+    html`
+      <h1>Link not valid</h1>
+      <p>This unsubscribe link is not valid.</p>
+    `,
+  );
+}
 export function isWatchPagePath(path: string): boolean {
   return path === "/feeds/watch" || path === "/watches/unsubscribe";
 }
@@ -92,14 +104,7 @@ export async function serveWatchPage(
   if (request.method === "POST") {
     const name = await unsubscribe(deps.sql, token);
     if (name === undefined) {
-      return htmlPage(
-        404,
-        "Link not valid",
-        html`
-          <h1>Link not valid</h1>
-          <p>This unsubscribe link is not valid.</p>
-        `,
-      );
+      return linkNotValid();
     }
     return htmlPage(
       200,
@@ -113,14 +118,7 @@ export async function serveWatchPage(
   if (!isRead) return new Response(null, { status: 405, headers: { Allow: "GET, HEAD, POST" } });
   const watch = await watchOfEmailToken(deps.sql, token);
   if (!watch) {
-    return htmlPage(
-      404,
-      "Link not valid",
-      html`
-        <h1>Link not valid</h1>
-        <p>This unsubscribe link is not valid.</p>
-      `,
-    );
+    return linkNotValid();
   }
   // A button, not an action on GET: mail scanners open links, and must not unsubscribe anyone.
   return htmlPage(

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { BASE, loadFixture, makeKey, type TestApp, testApp } from "../helpers/app.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
-import { toolListing, TOOLS } from "../../src/mcp/tools.ts";
+import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 
 /** Values as they stand in a URL (already percent-encoded or deliberately not). */
 const URL_VALUES: [string, string, "refused" | "any"][] = [
@@ -45,11 +45,15 @@ interface Parameter {
 
 function restEndpoints(): { path: string; parameters: Parameter[] }[] {
   const doc = openApiDocument() as {
-    paths: Record<string, { get?: { parameters?: Parameter[] } }>;
+    paths: Record<string, { parameters?: Parameter[]; get?: { parameters?: Parameter[] } }>;
   };
+  // Parameters may be declared on the path (shared by its methods) or on the GET.
   return Object.entries(doc.paths)
     .filter(([, item]) => item.get)
-    .map(([path, item]) => ({ path, parameters: item.get!.parameters ?? [] }));
+    .map(([path, item]) => ({
+      path,
+      parameters: [...item.parameters ?? [], ...item.get!.parameters ?? []],
+    }));
 }
 
 function urlOf(path: string, parameters: Parameter[], target: Parameter, value: string): string {
@@ -128,7 +132,7 @@ dbTest("every MCP tool argument refuses hostile text with an error result", asyn
   const app = testApp(db);
   await loadFixture(db.sql);
   const { key } = await makeKey(db.sql, "business");
-  for (const tool of TOOLS) {
+  for (const tool of [...TOOLS, ...WATCH_TOOLS]) {
     const listed = toolListing(tool).inputSchema as { properties?: Record<string, unknown> };
     for (const argument of Object.keys(listed.properties ?? {})) {
       await t.step(`${tool.name} ${argument}`, async () => {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
 import { OPERATIONS } from "../../src/accounts/admission.ts";
 import type { OperationName } from "../../src/accounts/operations.ts";
-import { TOOLS } from "../../src/mcp/tools.ts";
-import { PLAN_LIMITS, PLAN_RANK, PLANS } from "../../src/platform/plans.ts";
+import { TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
+import { PLAN_LIMITS, PLAN_RANK, PLANS, WATCH_LIMITS } from "../../src/platform/plans.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
 import { listSurfaces } from "../../src/surfaces.ts";
 import { renderHome, STDIO_NODE, STDIO_PACKAGE } from "../../src/web/home.ts";
@@ -51,26 +51,45 @@ Deno.test("renderHome: the plans are the price list and the tier table", async (
   });
 
   await t.step("every REST endpoint and MCP tool has a row, marked by its tier", () => {
-    // Watches are managed, not called against the quota: they have no row (src/surfaces.ts).
-    const paths = Object.keys(openApiDocument().paths as Record<string, unknown>)
-      .filter((path) => !path.startsWith("/api/v1/watches"));
-    assert.ok(paths.length >= 9);
-    for (const path of paths) {
-      const row = rows.find((r) => r.head.includes(`GET ${path} `));
-      assert.ok(row, `a row for GET ${path}`);
+    const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path }))
+    );
+    assert.ok(operations.length >= 9);
+    // Every endpoint of the served document is on the page (an unknown one is left out).
+    assert.equal(surfaces.rest.length, operations.length, "every endpoint is classified");
+    for (const { method, path } of operations) {
+      const escaped = path.replace(/[{}]/g, "\\$&");
+      const line = new RegExp(`(^| |, )${method}(, [A-Z]+)* ${escaped} `);
+      const row = rows.find((r) => line.test(`${r.head} `));
+      assert.ok(row, `a row for ${method} ${path}`);
     }
-    for (const tool of TOOLS) {
+    for (const tool of [...TOOLS, ...WATCH_TOOLS]) {
       assert.ok(rows.some((r) => r.head.includes(`MCP ${tool.name} `)), tool.name);
     }
-    for (const endpoint of surfaces.rest) {
-      const row = rows.find((r) => r.head.includes(`GET ${endpoint.path} `))!;
-      const needed = PLAN_RANK[OPERATIONS[endpoint.operation].plan];
+    for (const endpoint of surfaces.rest.filter((e) => e.operation !== "watch")) {
+      const row = rows.find((r) => r.head.includes(` ${endpoint.path} `))!;
+      const needed = PLAN_RANK[OPERATIONS[endpoint.operation as OperationName].plan];
       assert.deepEqual(
         row.marks,
         PLANS.map((p) => PLAN_RANK[p] >= needed ? "✓ Included" : "– Not included"),
         endpoint.path,
       );
     }
+  });
+
+  await t.step("watches: on every plan, with each plan's number of watches", () => {
+    const row = rows.find((r) => r.head.startsWith("Watches"))!;
+    assert.match(row.head, /GET, POST \/api\/v1\/watches /);
+    assert.match(row.head, /MCP create_watch/);
+    assert.match(row.head, /free of charge$/);
+    assert.deepEqual(
+      row.marks,
+      PLANS.map((p) =>
+        `✓ Included ${WATCH_LIMITS[p]} watch${WATCH_LIMITS[p] === 1 ? "" : "es"}` +
+        (p === "free" ? ", e-mail and feed" : "")
+      ),
+    );
   });
 
   await t.step("concretely: the opportunity list is Pro and Business, costs 1 call", () => {
@@ -86,7 +105,7 @@ Deno.test("renderHome: the plans are the price list and the tier table", async (
   });
 
   await t.step("one row per operation that a surface offers", () => {
-    const offered = (Object.keys(OPERATIONS) as OperationName[]).filter((name) =>
+    const offered = [...Object.keys(OPERATIONS), "watch"].filter((name) =>
       surfaces.rest.some((e) => e.operation === name) ||
       surfaces.mcp.some((m) => m.operation === name)
     );

@@ -1,0 +1,65 @@
+/**
+ * Request bodies read whole before routing, within a deadline and a size bound: a client that
+ * sends its body slowly (or never finishes it) holds a connection and a handler, so it is cut off
+ * with a JSON 408 instead of being waited for; a body above the bound is a 413. Only requests
+ * that carry a body (POST /mcp and the account forms) are read; GETs pass untouched.
+ */
+import { PayloadTooLargeError, RequestTimeoutError } from "./errors.ts";
+
+/** The default deadline for a whole request body, from the moment its headers are in. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+/** The largest body taken: MCP requests and forms are a few kilobytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * `request` with its body read into memory, or the request itself when it has no body. Throws
+ * RequestTimeoutError (408) when the body is not complete within `timeoutMs`, and
+ * PayloadTooLargeError (413) when it is longer than `maxBytes`; either way the rest of the body
+ * is cancelled.
+ */
+export async function readBodyWithin(
+  request: Request,
+  timeoutMs: number,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<Request> {
+  if (request.body === null) return request;
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await request.body.cancel().catch(() => {});
+    throw new PayloadTooLargeError(maxBytes);
+  }
+  const reader = request.body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), timeoutMs);
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === "late") throw new RequestTimeoutError(Math.round(timeoutMs / 100) / 10);
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
+      chunks.push(next.value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+}

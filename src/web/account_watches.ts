@@ -1,0 +1,398 @@
+/**
+ * The "Watches" section of the account dashboard: the account's watches (query, deliveries,
+ * paused state, last delivery attempts), a form that creates one from the fields of the list
+ * query, and forms that pause, resume, rotate a secret or delete one. Everything goes through the
+ * watch service (src/watches/service.ts), so the query is validated by the schema of
+ * GET /api/v1/opportunities and the plan limits are those of the API. Secrets made by a form
+ * (signing secret, feed URL) are shown once, in the answer to that form, never in a URL.
+ */
+import { ApiError, InvalidParameterError, NotFoundError } from "../platform/errors.ts";
+import type { Owner, WatchService } from "../watches/service.ts";
+import type { DeliveryList, Watch, WatchWithSecrets } from "../watches/schemas.ts";
+import { formatDate, html, type SafeHtml } from "./html.ts";
+
+/** How many delivery attempts of each watch the dashboard shows. */
+const SHOWN_ATTEMPTS = 5;
+
+/** The text fields of the create form, as typed (shown again after an error). */
+const TEXT_FIELDS = "name q platform channel category recommendation min_score sort webhook_url"
+  .split(" ");
+const QUERY_FIELDS = [
+  "q",
+  "platform",
+  "channel",
+  "category",
+  "recommendation",
+  "min_score",
+  "sort",
+];
+
+/** What the create form holds after a refused attempt: the values and the problems by field. */
+export interface WatchFormState {
+  values: Record<string, string>;
+  /** Problems by form field ("name", "min_score", "webhook_url", "deliveries", "form"). */
+  errors: Record<string, string>;
+}
+
+/** What the dashboard shows for a watch form: a secret made now, a form to show again. */
+export interface WatchExtra {
+  made?: WatchWithSecrets;
+  form?: WatchFormState;
+}
+
+/** The notices of `/account?done=...` after a watch form. */
+export const WATCH_NOTICES: [string, string][] = [
+  ["watch-paused", "The watch is paused: it records no matches and delivers nothing."],
+  ["watch-resumed", "The watch is on again: it delivers what is new from now on."],
+  ["watch-deleted", "The watch is deleted with its matches and delivery log."],
+];
+
+/** The field of the create form that a 422 detail (`query.min_score`) is about. */
+function fieldOf(param: string): string {
+  if (param === "deliveries.webhook.url" || param.startsWith("deliveries.webhook")) {
+    return "webhook_url";
+  }
+  if (param.startsWith("deliveries")) return "deliveries";
+  if (param.startsWith("query.")) {
+    const name = param.slice("query.".length);
+    return QUERY_FIELDS.includes(name) ? name : "form";
+  }
+  return param === "name" ? "name" : "form";
+}
+
+/** The JSON body of POST /api/v1/watches made from the create form. */
+export function watchBody(form: URLSearchParams): Record<string, unknown> {
+  const query = new URLSearchParams();
+  for (const field of QUERY_FIELDS) {
+    const value = (form.get(field) ?? "").trim();
+    if (value) query.set(field, value);
+  }
+  if (form.get("online_only") === "on") query.set("online_only", "true");
+  const url = (form.get("webhook_url") ?? "").trim();
+  return {
+    name: form.get("name") ?? "",
+    query: query.toString(),
+    deliveries: {
+      ...(url ? { webhook: { url } } : {}),
+      ...(form.get("email") === "on" ? { email: true } : {}),
+      ...(form.get("feed") === "on" ? { feed: true } : {}),
+    },
+  };
+}
+
+/** The form state after `error`, or undefined when it is not a client's mistake. */
+export function formStateOf(form: URLSearchParams, error: unknown): WatchFormState | undefined {
+  if (!(error instanceof ApiError) || error.status >= 500) return undefined;
+  const values: Record<string, string> = {};
+  for (const field of TEXT_FIELDS) values[field] = form.get(field) ?? "";
+  for (const box of ["online_only", "email", "feed"]) values[box] = form.get(box) ?? "";
+  const errors: Record<string, string> = {};
+  if (error instanceof InvalidParameterError) {
+    for (const detail of error.details) {
+      const field = fieldOf(detail.param);
+      const text = field === "form" ? `${detail.param} ${detail.message}` : detail.message;
+      errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
+    }
+  } else {
+    errors.form = error.message;
+  }
+  return { values, errors };
+}
+
+/** The watch operations of the dashboard for one signed-in account. */
+export interface WatchActions {
+  create(owner: Owner, form: URLSearchParams): Promise<WatchOutcome>;
+  change(owner: Owner, action: string, form: URLSearchParams): Promise<WatchOutcome>;
+}
+
+/** What a watch form leads to: a page with a secret or a form error, or a redirect. */
+export type WatchOutcome =
+  | { kind: "show"; extra: WatchExtra; status: number; error?: string }
+  | { kind: "redirect"; location: string };
+
+const ACTIONS = new Set(["pause", "resume", "rotate-secret", "rotate-feed", "delete"]);
+
+/** True for the form paths of the watches section. */
+export function isWatchAction(action: string): boolean {
+  return action === "" || ACTIONS.has(action);
+}
+
+/** The dashboard's watch forms on `watches`. */
+export function createWatchActions(watches: WatchService): WatchActions {
+  return {
+    async create(owner, form) {
+      try {
+        const made = await watches.create(owner, watchBody(form));
+        return { kind: "show", extra: { made }, status: 200 };
+      } catch (error) {
+        const state = formStateOf(form, error);
+        if (!state) throw error;
+        const status = (error as ApiError).status;
+        return { kind: "show", extra: { form: state }, status, error: "The watch was not created" };
+      }
+    },
+    async change(owner, action, form) {
+      const raw = form.get("id") ?? "";
+      const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : 0;
+      try {
+        if (action === "delete") {
+          await watches.delete(owner, id);
+          return { kind: "redirect", location: "/account?done=watch-deleted#watches" };
+        }
+        if (action === "pause" || action === "resume") {
+          await watches.update(owner, id, { paused: action === "pause" });
+          return { kind: "redirect", location: `/account?done=watch-${action}d#watches` };
+        }
+        const made = await watches.update(
+          owner,
+          id,
+          action === "rotate-secret"
+            ? { rotate_webhook_secret: true }
+            : { rotate_feed_token: true },
+        );
+        return { kind: "show", extra: { made }, status: 200 };
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          return { kind: "show", extra: {}, status: 404, error: "That watch is not one of yours" };
+        }
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        const text = error instanceof InvalidParameterError
+          ? error.details.map((d) => d.message).join("; ")
+          : error.message;
+        return { kind: "show", extra: {}, status: error.status, error: text };
+      }
+    },
+  };
+}
+
+function querySummary(watch: Watch): string {
+  const q = watch.query;
+  const parts = [
+    q.q ? `"${q.q}"` : "any text",
+    q.platform ? `platform ${q.platform}` : "",
+    q.channel ? `channel ${q.channel}` : "",
+    q.category ? `category ${q.category}` : "",
+    q.recommendation ? `recommendation ${q.recommendation}` : "",
+    `score ≥ ${q.min_score}`,
+    q.online_only ? "online only" : "",
+  ];
+  return parts.filter((p) => p).join(", ");
+}
+
+function deliverySummary(watch: Watch): SafeHtml {
+  const { webhook, email, feed } = watch.deliveries;
+  const items: SafeHtml[] = [];
+  if (webhook) {
+    const state = webhook.disabled_at
+      ? html`
+        (<strong>disabled</strong> on ${formatDate(webhook.disabled_at)} after failing for 3
+        days: enter the URL again through the API to switch it on)
+      `
+      : webhook.failing_since
+      ? html`
+        (failing since ${formatDate(webhook.failing_since)})
+      `
+      : "";
+    items.push(html`<li>Webhook to <code>${webhook.url}</code>${state}</li>`);
+  }
+  if (email) items.push(html`<li>E-mail digest to your address</li>`);
+  if (feed) {
+    items.push(html`<li>Private Atom feed: its URL was shown once when it was made; rotate the feed
+  token to get a new URL (the old one stops working)</li>`);
+  }
+  return html`<ul>${items}</ul>`;
+}
+
+function attemptTable(list: DeliveryList | undefined): SafeHtml {
+  const attempts = list?.items.slice(0, SHOWN_ATTEMPTS) ?? [];
+  if (attempts.length === 0) return html`<p class="muted">No delivery attempts yet.</p>`;
+  const rows = attempts.map((a) =>
+    html`
+      <tr>
+        <td><time datetime="${a.attempted_at}">${a.attempted_at.slice(0, 16).replace(
+          "T",
+          " ",
+        )} UTC</time></td>
+        <td>${a.kind}</td>
+        <td>${a.ok ? "ok" : "failed"}</td>
+        <td>${a.status_code ?? "none"}</td>
+        <td>${a.error ?? ""}</td>
+      </tr>
+    `
+  );
+  return html`
+    <table class="attempts">
+      <caption>Last delivery attempts</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Status code</th>
+          <th scope="col">Error</th>
+        </tr>
+      </thead>
+      <tbody>${rows}</tbody>
+    </table>
+  `;
+}
+
+function actionForm(csrf: SafeHtml, watch: Watch, action: string, label: string): SafeHtml {
+  return html`<form method="post" action="/account/watches/${action}" class="inline">${csrf}
+  <input type="hidden" name="id" value="${watch.id}">
+  <button type="submit" class="secondary" aria-label="${label} watch ${watch.name}">${label}</button></form>`;
+}
+
+function watchCard(watch: Watch, attempts: DeliveryList | undefined, csrf: SafeHtml): SafeHtml {
+  return html`
+    <article class="watch" id="watch-${watch.id}">
+      <h3>${watch.name}${watch.paused
+        ? html`
+          <span class="muted">(paused)</span>
+        `
+        : ""}</h3>
+      <p>Query: ${querySummary(watch)}. Created ${formatDate(watch.created_at)}.</p>
+      ${deliverySummary(watch)}
+      ${attemptTable(attempts)}
+      <div class="actions">
+        ${watch.paused
+          ? actionForm(csrf, watch, "resume", "Resume")
+          : actionForm(csrf, watch, "pause", "Pause")}
+        ${watch.deliveries.webhook
+          ? actionForm(csrf, watch, "rotate-secret", "Rotate signing secret")
+          : ""}
+        ${watch.deliveries.feed ? actionForm(csrf, watch, "rotate-feed", "Rotate feed token") : ""}
+        ${actionForm(csrf, watch, "delete", "Delete")}
+      </div>
+    </article>
+  `;
+}
+
+/** The card with the secrets a form has just made, shown only in that answer. */
+export function madeWatchCard(made: WatchWithSecrets): SafeHtml {
+  const secret = made.webhook_secret
+    ? html`
+      <p>Signing secret (verify each event with it, per Standard Webhooks):</p>
+      <code class="key" id="watch-secret">${made.webhook_secret}</code>
+    `
+    : "";
+  const feed = made.feed_url
+    ? html`
+      <p>Private feed URL (add it to your feed reader):</p>
+      <code class="key" id="watch-feed-url">${made.feed_url}</code>
+    `
+    : "";
+  const once = made.webhook_secret || made.feed_url
+    ? html`<p><strong>Copy it now: it is shown only this once.</strong> Rotate it to get a new one.</p>`
+    : "";
+  return html`
+    <section class="card warning" aria-labelledby="made-watch-title">
+      <h2 id="made-watch-title">Your watch "${made.name}"</h2>
+      ${once}${secret}${feed}
+    </section>
+  `;
+}
+
+function fieldError(state: WatchFormState | undefined, field: string): SafeHtml | "" {
+  const text = state?.errors[field];
+  return text
+    ? html`<span class="error" id="watch-${field}-error" role="alert">${text}</span>`
+    : "";
+}
+
+function textInput(
+  state: WatchFormState | undefined,
+  field: string,
+  label: string,
+  extra = "",
+): SafeHtml {
+  const problem = state?.errors[field];
+  return html`
+    <label for="watch-${field}">${label}</label>
+      <input id="watch-${field}" type="text" name="${field}" value="${state?.values[field] ?? ""}"
+      placeholder="${extra}" ${problem
+        ? html`
+          aria-invalid="true" aria-describedby="watch-${field}-error"
+        `
+        : ""}>
+      ${fieldError(state, field)}
+  `;
+}
+
+function checkbox(state: WatchFormState | undefined, field: string, label: string): SafeHtml {
+  const on = state ? state.values[field] === "on" : field === "feed";
+  return html`<label><input type="checkbox" name="${field}"${
+    on
+      ? html`
+        checked
+      `
+      : ""
+  }> ${label}</label>`;
+}
+
+function createForm(state: WatchFormState | undefined, csrf: SafeHtml, owner: Owner): SafeHtml {
+  const formError = state?.errors.form
+    ? html`<p class="card error" id="watch-form-error" role="alert">${state.errors.form}</p>`
+    : "";
+  return html`
+    <form method="post" action="/account/watches" id="watch-form">${csrf}
+      <h3>Create a watch</h3>
+      ${formError}
+      ${textInput(state, "name", "Name", "e.g. invoicing tools")}
+      ${textInput(state, "q", "Search text (q)", "e.g. invoice")}
+      ${textInput(state, "platform", "Platform")}
+      ${textInput(state, "channel", "Channel")}
+      ${textInput(state, "category", "Category")}
+      ${textInput(state, "recommendation", "Recommendation")}
+      ${textInput(state, "min_score", "Minimum score (0 to 100)", "e.g. 70")}
+      ${textInput(
+        state,
+        "sort",
+        "Sort (score, newest, relevance; a watch delivers every new match)",
+      )}
+      ${checkbox(state, "online_only", "Online only")}
+      <fieldset>
+        <legend>Deliveries</legend>
+        ${fieldError(state, "deliveries")}
+        ${checkbox(state, "feed", "Private Atom feed")}
+        ${checkbox(state, "email", "E-mail digest to your address")}
+        ${textInput(
+          state,
+          "webhook_url",
+          owner.plan === "free" ? "Webhook URL (Pro and Business)" : "Webhook URL (https)",
+        )}
+      </fieldset>
+      <button type="submit">Create the watch</button>
+    </form>
+  `;
+}
+
+/** The Watches section of the dashboard, with each watch's last delivery attempts. */
+export async function watchesSection(
+  watches: WatchService,
+  owner: Owner,
+  csrf: SafeHtml,
+  state?: WatchFormState,
+): Promise<SafeHtml> {
+  const { items } = await watches.list(owner);
+  const attempts = await Promise.all(
+    // A watch deleted meanwhile (404) shows no attempts; any other failure is the page's.
+    items.map((w) =>
+      watches.deliveries(owner, w.id).catch((error) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      })
+    ),
+  );
+  const cards = items.map((w, i) => watchCard(w, attempts[i], csrf));
+  return html`
+    <section class="card" id="watches" aria-labelledby="watches-title">
+      <h2 id="watches-title">Watches</h2>
+      <p class="muted">A watch is a saved list query: after each import it delivers the new matches
+    by webhook, e-mail digest or private feed. Free: 1 watch (e-mail and feed); Pro: 10; Business:
+    50. Managing watches and their deliveries costs no quota.</p>
+      ${items.length === 0 ? html`<p>You have no watches yet.</p>` : cards}
+      ${createForm(state, csrf, owner)}
+    </section>
+  `;
+}
