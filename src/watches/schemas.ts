@@ -4,7 +4,7 @@
  * definitions and the stdio package can read them. A watch's query is validated by the very
  * schema of GET /api/v1/opportunities.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RECOMMENDATIONS } from "../catalog/schemas.ts";
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");

@@ -190,6 +190,10 @@ Deno.test({
             .map((e) => e.name),
           ["cli.js"],
         );
+        // The bundle stays small (632 KiB on SDK 1.32, 436 KiB on SDK 2.4): a bundled module that
+        // imports `{ z }` from zod instead of `* as z` pulls in all of zod and its locales (+340 KiB).
+        const size = Deno.statSync(`${installDir}/node_modules/oppintel-mcp/dist/cli.js`).size;
+        assert.ok(size < 512 * 1024, `dist/cli.js is ${Math.round(size / 1024)} KiB`);
         const installed = [...Deno.readDirSync(`${installDir}/node_modules`)]
           .map((e) => e.name).filter((n) => !n.startsWith(".")).sort();
         assert.deepEqual(installed, ["oppintel-mcp"]);
