@@ -6,27 +6,12 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { BASE, makeKey, testApp, usedOf } from "../helpers/app.ts";
+import { makeKey, testApp, usedOf } from "../helpers/app.ts";
+import { sendJson } from "./helpers.ts";
 
 const ENV = { WATCH_WEBHOOK_ALLOW: "127.0.0.1" };
 
-function send(
-  app: ReturnType<typeof testApp>,
-  method: string,
-  path: string,
-  key: string | undefined,
-  body?: unknown,
-): Promise<Response> {
-  const headers = new Headers({ "Content-Type": "application/json" });
-  if (key) headers.set("X-API-Key", key);
-  return app.handler(
-    new Request(BASE + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
-}
+const send = sendJson;
 
 dbTest("POST /api/v1/watches creates a watch, shows its secrets once, lists it", async (db) => {
   const app = testApp(db, ENV);
