@@ -7,7 +7,7 @@
  * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
  */
 import { loadRun } from "./measure.ts";
-import { createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
 import { freePort, start, stopAll, waitReady } from "./procs.ts";
 import type { LoadSpec } from "./load.ts";
 
@@ -151,8 +151,7 @@ async function checkout(rev: string): Promise<string> {
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const adminUrl = Deno.env.get("BENCH_POSTGRES_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
     opportunities: options.opportunities,

@@ -8,7 +8,7 @@
  * Example: deno run -A bench/mcp_eras.ts --opportunities 20000 --rounds 3 --duration 5
  */
 import { loadRun } from "./measure.ts";
-import { createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
 import { freePort, start, stopAll, waitReady } from "./procs.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
 
@@ -126,8 +126,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const adminUrl = Deno.env.get("BENCH_POSTGRES_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
     opportunities: options.opportunities,

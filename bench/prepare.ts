@@ -58,6 +58,11 @@ async function countOpportunities(url: string): Promise<number | undefined> {
   }
 }
 
+/** The server's maintenance database the benchmarks connect to (BENCH_POSTGRES_URL). */
+export function benchAdminUrl(): string {
+  return Deno.env.get("BENCH_POSTGRES_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
 /**
  * Makes sure database `name` on the server of `adminUrl` holds `opportunities` demo
  * opportunities: reused when it does (unless `fresh`), else dropped, created and seeded with

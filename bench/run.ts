@@ -19,7 +19,13 @@ import {
   stdioInitialize,
   timeRequest,
 } from "./measure.ts";
-import { autovacuumSetting, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import {
+  autovacuumSetting,
+  benchAdminUrl,
+  createBenchKeys,
+  prepareDatabase,
+  quotaKeeper,
+} from "./prepare.ts";
 import {
   backendCpu,
   backendDelta,
@@ -277,8 +283,7 @@ async function explainSummary(
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const adminUrl = Deno.env.get("BENCH_POSTGRES_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const adminUrl = benchAdminUrl();
   const began = performance.now();
   const results: Results = {
     date: new Date().toISOString(),

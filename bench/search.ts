@@ -12,7 +12,7 @@
  */
 import postgres from "postgres";
 import { loadRun, quantile, timeRequest } from "./measure.ts";
-import { createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
 import { freePort, runToEnd, start, stopAll, waitReady } from "./procs.ts";
 import { renderAgain } from "./report.ts";
 import type { SearchResults } from "./search_report.ts";
@@ -71,8 +71,7 @@ interface SearchCase {
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const adminUrl = Deno.env.get("BENCH_POSTGRES_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
     opportunities: options.opportunities,
