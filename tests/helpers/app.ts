@@ -22,6 +22,27 @@ export interface TestApp {
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
 }
 
+/** POSTs one JSON-RPC `message` to /mcp/ with `key` in X-API-Key, as an MCP client would. */
+export function mcpPost(
+  app: TestApp,
+  key: string,
+  message: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.handler(
+    new Request(`${BASE}/mcp/`, {
+      method: "POST",
+      headers: {
+        "X-API-Key": key,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+    }),
+  );
+}
+
 let accountCounter = 0;
 
 /** Creates a verified account on `plan` with one key; returns the raw key and the ids. */

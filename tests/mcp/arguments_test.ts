@@ -1,29 +1,18 @@
 /** Tool arguments follow the REST parsing rules where DECISIONS.md says "as REST". */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { BASE, loadFixture, makeKey, testApp } from "../helpers/app.ts";
+import { loadFixture, makeKey, mcpPost, testApp } from "../helpers/app.ts";
 
 dbTest("query_opportunities takes recommendation in any case, like REST", async (db) => {
   const app = testApp(db);
   await loadFixture(db.sql);
   const { key } = await makeKey(db.sql, "pro");
   const call = async (args: Record<string, unknown>) => {
-    const res = await app.handler(
-      new Request(`${BASE}/mcp/`, {
-        method: "POST",
-        headers: {
-          "X-API-Key": key,
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "query_opportunities", arguments: args },
-        }),
-      }),
-    );
+    const res = await mcpPost(app, key, {
+      id: 1,
+      method: "tools/call",
+      params: { name: "query_opportunities", arguments: args },
+    });
     assert.equal(res.status, 200);
     return (await res.json()).result;
   };

@@ -1,24 +1,13 @@
 /** tools/call with mistyped params answers -32602 Invalid params in words (issue 13, item 2b). */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { BASE, makeKey, testApp } from "../helpers/app.ts";
+import { makeKey, mcpPost, testApp } from "../helpers/app.ts";
 
 dbTest("tools/call with mistyped params answers -32602 with a readable message", async (db, t) => {
   const app = testApp(db);
   const { key } = await makeKey(db.sql, "pro");
   const call = async (params: unknown, extra: Record<string, string> = {}) => {
-    const res = await app.handler(
-      new Request(`${BASE}/mcp/`, {
-        method: "POST",
-        headers: {
-          "X-API-Key": key,
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-          ...extra,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
-      }),
-    );
+    const res = await mcpPost(app, key, { id: 7, method: "tools/call", params }, extra);
     return { status: res.status, body: await res.json() };
   };
   const cases: [string, unknown, RegExp][] = [

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { BASE, loadFixture, makeKey, type TestApp, testApp } from "../helpers/app.ts";
+import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 
@@ -72,22 +72,7 @@ async function assertNoInternalError(res: Response, what: string): Promise<unkno
 }
 
 function mcpCall(app: TestApp, key: string, name: string, args: Record<string, unknown>) {
-  return app.handler(
-    new Request(`${BASE}/mcp/`, {
-      method: "POST",
-      headers: {
-        "X-API-Key": key,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name, arguments: args },
-      }),
-    }),
-  );
+  return mcpPost(app, key, { id: 1, method: "tools/call", params: { name, arguments: args } });
 }
 
 dbTest("every REST parameter refuses hostile text without a 500", async (db, t) => {
