@@ -58,7 +58,7 @@ export function buildHandler(
   /** The watches' delivery worker, when deliveries are on. */
   deliveries?: DeliveryWorker;
 } {
-  const context = { publicBaseUrl: config.publicBaseUrl };
+  const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: db.kind === "postgres" };
   const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
   const metrics = createMetrics({
     content,

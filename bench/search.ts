@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   let words: { word: string; rows: number }[];
   let short: { word: string; rows: number }[];
   try {
-    if (applied.length > 0) await sql.unsafe("vacuum analyze opportunities");
+    if (applied.length > 0) await sql.unsafe("vacuum analyze");
     progress("reading the vocabulary of the data (ts_stat)");
     const stats = await sql<{ word: string; ndoc: number }[]>`
       select word, ndoc from ts_stat('select search from opportunities')`;

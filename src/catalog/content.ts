@@ -55,21 +55,33 @@ export function createContent(
   return {
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
-      // filter too, so paging through a result counts it once.
+      // filter too, so paging through a result counts it once. With q the total comes first:
+      // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
         const { page: _page, page_size: _size, ...filter } = query;
-        const [items, total] = await Promise.all([
-          cached(
-            version,
-            keyOf("opportunities:page", query),
-            () => listOpportunityPage(sql, query),
-          ),
+        const count = () =>
           cached(
             version,
             keyOf("opportunities:count", filter),
-            () => countOpportunities(sql, query),
-          ),
-        ]);
+            () => countOpportunities(sql, query, context),
+          );
+        const page = (total?: number) =>
+          cached(
+            version,
+            keyOf("opportunities:page", query),
+            () =>
+              listOpportunityPage(
+                sql,
+                query,
+                total === undefined ? undefined : { total, forcePlans: context.forcePlans },
+              ),
+          );
+        if (!query.q?.trim()) {
+          const [items, total] = await Promise.all([page(), count()]);
+          return { items, total, page: query.page, page_size: query.page_size };
+        }
+        const total = await count();
+        const items = await page(total);
         return { items, total, page: query.page, page_size: query.page_size };
       }),
     getOpportunity: (version, id) =>
