@@ -134,7 +134,9 @@ export async function listOpportunityPage(
 ): Promise<OpportunityListItem[]> {
   if (!query.q?.trim() || !search) return await pageOf(sql, query);
   if ((query.page - 1) * query.page_size >= search.total) return [];
-  return await findPage(sql, query, pagePlan(query, search.total), search.forcePlans ?? false);
+  // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
+  if (!search.forcePlans) return await pageOf(sql, query);
+  return await findPage(sql, query, pagePlan(query, search.total), true);
 }
 
 /** A page of a keyword search found by the given plan; every plan finds the same page. */
@@ -146,6 +148,7 @@ export async function findPage(
 ): Promise<OpportunityListItem[]> {
   if (plan === "planner") return await pageOf(sql, query);
   if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query));
+  // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
     const rows = await tx<ListRow[]>`
       select ${listColumns(tx)}
@@ -168,20 +171,23 @@ async function pageOf(sql: Sql, query: OpportunityQuery): Promise<OpportunityLis
 }
 
 /**
- * How many opportunities match the filters (page and page_size are ignored). With `q`, counted
- * in the narrow opportunity_search (sql/0006_search_table.sql) by its GIN index alone.
+ * How many opportunities match the filters (page and page_size are ignored). With `q` and forced
+ * plans, counted in the narrow opportunity_search (sql/0006_search_table.sql) by its GIN index
+ * alone.
  */
 export async function countOpportunities(
   sql: Sql,
   query: OpportunityQuery,
   options: { forcePlans?: boolean } = {},
 ): Promise<number> {
-  if (!query.q?.trim()) {
+  // Without forced plans PostgreSQL could count opportunity_search by a sequential scan, which
+  // reads every vector from the TOAST table: the wide table is the better choice then.
+  if (!query.q?.trim() || !options.forcePlans) {
     const [{ total }] = await sql<{ total: number }[]>`
       select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
     return total;
   }
-  return await withPlan(sql, "bitmap", options.forcePlans ?? false, async (tx) => {
+  return await withPlan(sql, "bitmap", true, async (tx) => {
     const [{ total }] = await tx<{ total: number }[]>`
       select count(*)::int as total from opportunity_search o ${listFilter(tx, query)}`;
     return total;
