@@ -59,7 +59,10 @@ export function buildHandler(
   deliveries?: DeliveryWorker;
 } {
   const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: db.kind === "postgres" };
-  const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
+  const content = createContent(db.sql, context, {
+    onLookup: noteCacheLookup,
+    searchConcurrency: config.db.searchConcurrency,
+  });
   const metrics = createMetrics({
     content,
     connections: () => connectionsByState(db.sql),

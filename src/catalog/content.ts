@@ -7,6 +7,7 @@ import { type CacheStats, VersionedCache } from "./cache.ts";
 import type { Sql } from "../db/open.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
+import { createGate } from "../platform/gate.ts";
 import { countOpportunities, getOpportunity, listOpportunityPage } from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
@@ -46,8 +47,14 @@ function keyOf(prefix: string, params: object): string {
 export function createContent(
   sql: Sql,
   context: QueryContext,
-  options: { maxEntries?: number; onLookup?: (hit: boolean) => void } = {},
+  options: {
+    maxEntries?: number;
+    onLookup?: (hit: boolean) => void;
+    /** Keyword searches computed at once (see Config db.searchConcurrency); 0 or none: no limit. */
+    searchConcurrency?: number;
+  } = {},
 ): Content {
+  const searches = createGate(options.searchConcurrency ?? 0);
   // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
   const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
@@ -63,18 +70,21 @@ export function createContent(
           cached(
             version,
             keyOf("opportunities:count", filter),
-            () => countOpportunities(sql, query, context),
+            () =>
+              query.q?.trim()
+                ? searches.run(() => countOpportunities(sql, query, context))
+                : countOpportunities(sql, query, context),
           );
         const page = (total?: number) =>
           cached(
             version,
             keyOf("opportunities:page", query),
             () =>
-              listOpportunityPage(
-                sql,
-                query,
-                total === undefined ? undefined : { total, forcePlans: context.forcePlans },
-              ),
+              total === undefined
+                ? listOpportunityPage(sql, query)
+                : searches.run(() =>
+                  listOpportunityPage(sql, query, { total, forcePlans: context.forcePlans })
+                ),
           );
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
