@@ -7,13 +7,20 @@
  * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
  */
 import { loadRun } from "./measure.ts";
-import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
+import {
+  benchAdminUrl,
+  type BenchKeys,
+  createBenchKeys,
+  prepareDatabase,
+  quotaKeeper,
+} from "./prepare.ts";
 import { freePort, start, stopAll, waitReady } from "./procs.ts";
 import type { LoadSpec } from "./load.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-const HELP = `Usage: deno task bench:ab --a REV [flags]
+function help(): string {
+  return `Usage: deno task bench:ab --a REV [flags]
 
 Runs the service at git revision REV (A) and this checkout (B) on one database, and loads them
 in turns with autocannon.
@@ -22,7 +29,8 @@ Flags:
   --a REV               The revision to compare against (required), e.g. main~3 or a commit
   --opportunities N     Opportunities in the database (default 1000000; reused when it matches)
   --database NAME       Database name (default oppintel_bench)
-  --scenarios LIST      Comma-separated: ${"list,list_filtered,detail,mcp_list,mcp_detail"} (default all)
+  --scenarios LIST      Comma-separated, from: ${Object.keys(specs(NO_KEYS)).join(", ")}
+                        (default ${DEFAULT_SCENARIOS.join(",")})
   --rounds N            A/B pairs per scenario (default 3)
   --duration S          Measured seconds of each run (default 5)
   --warmup S            Warm-up seconds of each run (default 2)
@@ -30,6 +38,7 @@ Flags:
 
 Both versions must accept the database's migrations (B may add migrations that A lacks only if
 A tolerates them). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
+}
 
 interface Options {
   a: string;
@@ -46,6 +55,7 @@ const MCP_HEADERS = {
   "content-type": "application/json",
   "accept": "application/json, text/event-stream",
 };
+const MODERN = "2026-07-28";
 
 function mcpCall(name: string, args: Record<string, unknown>): string {
   return JSON.stringify({
@@ -56,9 +66,38 @@ function mcpCall(name: string, args: Record<string, unknown>): string {
   });
 }
 
+/** A 2026-07-28 tools/call: no handshake, the version in `_meta` and the routing headers. */
+function modernCall(name: string, args: Record<string, unknown>) {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return {
+    path: "/mcp/",
+    method: "POST" as const,
+    headers: {
+      ...MCP_HEADERS,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: meta },
+    }),
+    rejectBodyContaining: '"isError":true',
+  };
+}
+
+const NO_KEYS: BenchKeys = { pro: "", hot: "", spread: [] };
+const DEFAULT_SCENARIOS = ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"];
+
 /** The scenarios: one route each, the same request for A and B. */
-function specs(pro: string): Record<string, Omit<LoadSpec, "base" | "idRange">> {
-  const common = { keys: [pro], connections: 0, warmupSeconds: 0, seconds: 0 };
+function specs(keys: BenchKeys): Record<string, Omit<LoadSpec, "base" | "idRange">> {
+  const common = { keys: [keys.pro], connections: 0, warmupSeconds: 0, seconds: 0 };
   return {
     list: { ...common, path: "/api/v1/opportunities" },
     list_filtered: {
@@ -82,6 +121,19 @@ function specs(pro: string): Record<string, Omit<LoadSpec, "base" | "idRange">> 
       body: mcpCall("get_opportunity", { id: "{id}" }),
       rejectBodyContaining: '"isError":true',
     },
+    mcp_list_2026: { ...common, ...modernCall("query_opportunities", {}) },
+    mcp_detail_2026: { ...common, ...modernCall("get_opportunity", { id: "{id}" }) },
+    // A 2025 client's tools/list (stateless: no session, the negotiated version in a header).
+    mcp_tools_list: {
+      ...common,
+      path: "/mcp/",
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    },
+    // The list with 50 connections on one Business account's counter row, and on 50 accounts.
+    quota_hot: { ...common, keys: [keys.hot], path: "/api/v1/opportunities" },
+    quota_spread: { ...common, keys: keys.spread, path: "/api/v1/opportunities" },
   };
 }
 
@@ -90,7 +142,7 @@ function parseOptions(args: string[]): Options {
     a: "",
     opportunities: 1_000_000,
     database: "oppintel_bench",
-    scenarios: ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"],
+    scenarios: DEFAULT_SCENARIOS,
     rounds: 3,
     duration: 5,
     warmup: 2,
@@ -107,7 +159,7 @@ function parseOptions(args: string[]): Options {
     const arg = args[i];
     const value = args[i + 1];
     if (arg === "--help" || arg === "-h") {
-      console.log(HELP);
+      console.log(help());
       Deno.exit(0);
     } else if (arg === "--a" && value) {
       o.a = value;
@@ -173,7 +225,7 @@ async function main(): Promise<void> {
       bases[side] = `http://127.0.0.1:${port}`;
       await waitReady(proc, `${bases[side]}/healthz`);
     }
-    const all = specs(keys.pro);
+    const all = specs(keys);
     const rows: string[] = [
       "| scenario | A req/s | B req/s | B/A (median of rounds) | B non-2xx |",
     ];
