@@ -187,3 +187,79 @@ dbTest(
     );
   },
 );
+
+dbTest(
+  "usage records: the day's counts on the counter row move to usage_daily on the next day",
+  async (db, t) => {
+    const { key, keyId, accountId, email } = await makeKey(db.sql, "pro");
+    const second = await createApiKey(db.sql, { email, name: "b" });
+    const account = { id: accountId, plan: "pro" as const };
+    const day1 = new Date("2026-11-03T10:00:00Z");
+    const day2 = new Date("2026-11-04T00:00:01Z");
+    const now = new Date("2026-11-15T12:00:00Z");
+    const charge = (raw: string, at: Date, surface: "rest" | "mcp" = "rest") =>
+      admit(db.sql, raw, OPERATIONS.getOverview, undefined, at, surface);
+    for (let i = 0; i < 3; i++) await charge(key, day1);
+    await charge(key, day1, "mcp");
+    await charge(second.key, day1);
+    const daily = async () => [
+      ...await db.sql<{ day: string; key_id: number; surface: string; calls: number }[]>`
+        select to_char(day, 'YYYY-MM-DD') as day, key_id, surface, calls from usage_daily
+        where account_id = ${accountId} order by day, key_id, surface`,
+    ];
+
+    await t.step("the day's calls are reported while they are on the counter row", async () => {
+      assert.deepEqual(await daily(), []);
+      const report = await readUsageReport(db.sql, account, { now });
+      assert.equal(report.used, 5);
+      assert.deepEqual(report.by_day[2], { date: "2026-11-03", calls: 5 });
+      assert.deepEqual(report.by_surface, { rest: 4, mcp: 1 });
+      assert.deepEqual(report.by_key.map((k) => k.calls), [4, 1]);
+    });
+    await t.step("the first charge of the next day moves them, exactly", async () => {
+      await charge(second.key, day2, "mcp");
+      assert.deepEqual(await daily(), [
+        { day: "2026-11-03", key_id: keyId, surface: "mcp", calls: 1 },
+        { day: "2026-11-03", key_id: keyId, surface: "rest", calls: 3 },
+        { day: "2026-11-03", key_id: second.id, surface: "rest", calls: 1 },
+      ]);
+      const report = await readUsageReport(db.sql, account, { now });
+      assert.equal(report.used, 6);
+      assert.deepEqual(report.by_day.slice(2, 4), [
+        { date: "2026-11-03", calls: 5 },
+        { date: "2026-11-04", calls: 1 },
+      ]);
+      assert.deepEqual(report.by_surface, { rest: 4, mcp: 2 });
+      assert.equal(report.used, report.by_key.reduce((n, k) => n + k.calls, 0));
+    });
+    await t.step("a refund of a moved day takes the unit from usage_daily", async () => {
+      const caller = { keyId, accountId } as Parameters<typeof refund>[1];
+      assert.equal(await refund(db.sql, caller, day1), 5);
+      const report = await readUsageReport(db.sql, account, { now });
+      assert.deepEqual(report.by_day[2], { date: "2026-11-03", calls: 4 });
+      assert.deepEqual(report.by_day[3], { date: "2026-11-04", calls: 1 });
+      assert.equal(report.used, report.by_key.reduce((n, k) => n + k.calls, 0));
+    });
+    await t.step("a refund of today takes the unit from the counter row", async () => {
+      const caller = { keyId: second.id, accountId } as Parameters<typeof refund>[1];
+      assert.equal(await refund(db.sql, caller, day2, "mcp"), 4);
+      const report = await readUsageReport(db.sql, account, { now });
+      assert.deepEqual(report.by_day[3], { date: "2026-11-04", calls: 0 });
+      assert.deepEqual(report.by_surface, { rest: 3, mcp: 1 });
+    });
+    await t.step(
+      "a clock behind by a day (another instance) is still counted exactly",
+      async () => {
+        await charge(key, day1);
+        await charge(key, day2);
+        const report = await readUsageReport(db.sql, account, { now });
+        assert.equal(report.used, 6);
+        assert.deepEqual(report.by_day.slice(2, 4), [
+          { date: "2026-11-03", calls: 5 },
+          { date: "2026-11-04", calls: 1 },
+        ]);
+        assert.equal(report.used, report.by_key.reduce((n, k) => n + k.calls, 0));
+      },
+    );
+  },
+);
