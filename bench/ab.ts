@@ -36,8 +36,8 @@ Flags:
   --warmup S            Warm-up seconds of each run (default 2)
   --connections N       Connections of each run (default 50)
 
-Both versions must accept the database's migrations (B may add migrations that A lacks only if
-A tolerates them). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
+Both versions run on the database's schema: migrations of this checkout that A lacks are copied
+into A's checkout (A's code must tolerate what they add). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
 }
 
 interface Options {
@@ -198,7 +198,24 @@ async function checkout(rev: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "oppintel-ab-" });
   await run("git", ["worktree", "add", "--detach", dir, rev], ROOT);
   await run(Deno.execPath(), ["install", "--quiet"], dir);
+  // The database carries this checkout's migrations: A gets the files it lacks, so that its
+  // migration check accepts the schema (its code must tolerate what they add).
+  for await (const entry of Deno.readDir(`${ROOT}/sql`)) {
+    const target = `${dir}/sql/${entry.name}`;
+    if (entry.isFile && !(await exists(target))) {
+      await Deno.copyFile(`${ROOT}/sql/${entry.name}`, target);
+    }
+  }
   return dir;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<void> {
