@@ -1,21 +1,30 @@
--- Today's usage records ride on the account's counter row (issue 18's 5% budget): the charge
--- already writes that row, so counting the call for its key and surface there costs no second
--- row write. `today` holds the calls of the UTC day `day` as {"<key_id>:<surface>": calls}; the
--- first charge of a new day moves the previous day's counts into usage_daily in the same
--- statement. `rolled_over` exists only to carry those counts out of that statement (an upsert's
--- RETURNING sees the new row, not the old one): it is {"day": ..., "calls": {...}} on the row
--- written by the charge that rolled the day over, and null after any other charge.
+-- The month's usage records ride on the account's counter row (issue 18's 5% budget): the charge
+-- already writes that row, so counting the call for its key, surface and UTC day there costs no
+-- second table in the statement (a second table, even untouched, costs the hot statement about
+-- as much as the counter's own upsert: bench/FINDINGS.md).
+--
+-- `today` holds the calls of the UTC day `day` as {"<key_id>:<surface>": calls}. The first charge
+-- of another day files it in `earlier` under "<day>/<transaction id>" (the id keeps two filings
+-- of one day apart when instances' clocks disagree around midnight) and starts `today` afresh.
+-- `earlier` is rewritten only then, so every other charge copies it unchanged. usage_daily keeps
+-- the records written before this migration.
 alter table usage_counters
   add column day date,
   add column today jsonb not null default '{}',
-  add column rolled_over jsonb;
+  add column earlier jsonb not null default '{}';
 
--- Every usage record: the finished days of usage_daily and each counter row's current day.
--- Read by the usage report (GET /api/v1/usage, get_usage, the dashboard).
+-- Every usage record, one row per (account, key, surface, day) and source: usage_daily, each
+-- counter row's current day, and the days it filed. Read by the usage report (GET
+-- /api/v1/usage, get_usage, the dashboard), which sums them.
 create view usage_records as
   select account_id, key_id, surface, day, calls from usage_daily
   union all
   select u.account_id, split_part(t.key, ':', 1)::integer, split_part(t.key, ':', 2), u.day,
     t.value::integer
   from usage_counters u cross join lateral jsonb_each_text(u.today) t
-  where u.day is not null;
+  where u.day is not null
+  union all
+  select u.account_id, split_part(t.key, ':', 1)::integer, split_part(t.key, ':', 2),
+    split_part(e.key, '/', 1)::date, t.value::integer
+  from usage_counters u cross join lateral jsonb_each(u.earlier) e
+    cross join lateral jsonb_each_text(e.value) t;

@@ -211,9 +211,8 @@ function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
  * that of docs/DECISIONS.md section 4; the caller checks its parameters before. The caller's
  * usage is after the charge.
  *
- * The usage record costs no second row write: the day's counts per key and surface live on the
- * account's counter row (`today`), and the first charge of a new UTC day moves the previous
- * day's counts into usage_daily, in this same statement (sql/0006_usage_today.sql).
+ * The usage record costs no second table: the month's counts per key, surface and day live on
+ * the account's counter row, which the charge writes anyway (sql/0006_usage_today.sql).
  */
 export async function admit(
   sql: Sql,
@@ -244,19 +243,12 @@ export async function admit(
           then u.today || jsonb_build_object((select slot from k),
             coalesce((u.today ->> (select slot from k))::int, 0) + 1)
           else excluded.today end,
-        rolled_over = case when u.day <> excluded.day
-          then jsonb_build_object('day', u.day, 'calls', u.today) end
+        -- The first charge of another day files the last day's counts (sql/0006).
+        earlier = case when u.day <> excluded.day
+          then u.earlier || jsonb_build_object(u.day::text || '/' || txid_current(), u.today)
+          else u.earlier end
         where u.used < (select ${limit} from k)
-      returning used, rolled_over
-    ),
-    -- The first charge of a UTC day moves the previous day's counts to usage_daily.
-    rolled as (
-      insert into usage_daily as d (account_id, key_id, surface, day, calls)
-      select (select account_id from k), split_part(t.key, ':', 1)::int,
-        split_part(t.key, ':', 2), (c.rolled_over ->> 'day')::date, t.value::int
-      from charged c cross join lateral jsonb_each_text(c.rolled_over -> 'calls') t
-      where t.value::int > 0
-      on conflict (account_id, day, key_id, surface) do update set calls = d.calls + excluded.calls
+      returning used
     )
     select k.*, (select used from charged) is not null as charged,
       -- coalesce stops at the first value: the counter is read only when nothing was charged.

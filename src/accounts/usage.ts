@@ -46,10 +46,9 @@ export function dayOf(now: Date): string {
 
 /**
  * Takes back one charged call of the month and day of `chargedAt` (never below zero), from the
- * account's counter and from the key's usage record together: from the counter row's `today`
- * while that is still the charge's day, else from the day's row in usage_daily (sql/0006).
- * Returns the month's used count after the refund, or undefined when there was nothing to take
- * back.
+ * account's counter and from the call's usage record together: in the counter row's `today` or
+ * `earlier` (sql/0006), or, for a call recorded before that, in usage_daily. Returns the month's
+ * used count after the refund, or undefined when there was nothing to take back.
  */
 export async function refundQuota(
   sql: Sql,
@@ -59,28 +58,36 @@ export async function refundQuota(
   const slot = `${charge.keyId}:${charge.surface}`;
   const day = dayOf(chargedAt);
   const [row] = await sql<{ used: number }[]>`
-    with refunded as (
+    with old as (
+      -- The row as it stands, locked: where the call's record is.
+      select account_id, period,
+        day = ${day}::date and coalesce((today ->> ${slot})::int, 0) > 0 as in_today,
+        (select e.key from jsonb_each(earlier) e
+          where split_part(e.key, '/', 1) = ${day} and coalesce((e.value ->> ${slot})::int, 0) > 0
+          limit 1) as filed
+      from usage_counters
+      where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)}
+      for update
+    ),
+    refunded as (
       update usage_counters u set used = u.used - 1,
-        today = case when old.from_today
+        today = case when old.in_today
           then jsonb_set(u.today, array[${slot}], to_jsonb((u.today ->> ${slot})::int - 1))
-          else u.today end
-      -- The row as it was (locked first): whether today's counts still hold the charge.
-      from (
-        select account_id, period,
-          day = ${day} and coalesce((today ->> ${slot})::int, 0) > 0 as from_today
-        from usage_counters
-        where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)}
-        for update
-      ) old
+          else u.today end,
+        earlier = case when not old.in_today and old.filed is not null
+          then jsonb_set(u.earlier, array[old.filed, ${slot}],
+            to_jsonb((u.earlier #>> array[old.filed, ${slot}])::int - 1))
+          else u.earlier end
+      from old
       where u.account_id = old.account_id and u.period = old.period and u.used > 0
-      returning u.used, old.from_today
+      returning u.used, old.in_today or old.filed is not null as on_row
     ),
     -- A data-modifying WITH runs whether or not the final select reads it.
     attributed as (
       update usage_daily set calls = calls - 1
       where account_id = ${charge.accountId} and day = ${day}
         and key_id = ${charge.keyId} and surface = ${charge.surface} and calls > 0
-        and exists (select 1 from refunded where not from_today)
+        and exists (select 1 from refunded where not on_row)
     )
     select used from refunded`;
   return row?.used;
