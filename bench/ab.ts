@@ -14,7 +14,15 @@ import {
   prepareDatabase,
   quotaKeeper,
 } from "./prepare.ts";
-import { freePort, start, stopAll, waitReady } from "./procs.ts";
+import {
+  backendCpu,
+  backendDelta,
+  cpuSeconds,
+  freePort,
+  start,
+  stopAll,
+  waitReady,
+} from "./procs.ts";
 import type { LoadSpec } from "./load.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -209,6 +217,11 @@ async function checkout(rev: string): Promise<string> {
   return dir;
 }
 
+async function loadAverage(): Promise<string> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  return text.split(" ").slice(0, 3).join(" ");
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
@@ -231,8 +244,10 @@ async function main(): Promise<void> {
   const keeper = quotaKeeper(db.url);
   console.error(`[ab] checking out ${options.a}`);
   const dirA = await checkout(options.a);
+  const loadBefore = await loadAverage();
   try {
     const bases: Record<"A" | "B", string> = { A: "", B: "" };
+    const pids: Record<"A" | "B", number> = { A: 0, B: 0 };
     for (const [side, cwd] of [["A", dirA], ["B", ROOT]] as const) {
       const port = freePort();
       const proc = await start(`ab-${side}`, ["main.ts"], {
@@ -240,17 +255,22 @@ async function main(): Promise<void> {
         env: { DATABASE_URL: db.url, PORT: String(port), SEED_DEMO: "off" },
       });
       bases[side] = `http://127.0.0.1:${port}`;
+      pids[side] = proc.pid;
       await waitReady(proc, `${bases[side]}/healthz`);
     }
     const all = specs(keys);
     const rows: string[] = [
-      "| scenario | A req/s | B req/s | B/A (median of rounds) | B non-2xx |",
+      "| scenario | A req/s | B req/s | B/A (median of rounds) | CPU µs/req A | CPU µs/req B | " +
+      "CPU B/A (median of rounds) | B non-2xx |",
     ];
-    rows.push("|---|---|---|---|---|");
+    rows.push("|---|---|---|---|---|---|---|---|");
     for (const id of options.scenarios) {
       const spec = all[id];
       if (!spec) throw new Error(`Unknown scenario "${id}"`);
       const rps: Record<"A" | "B", number[]> = { A: [], B: [] };
+      // CPU of the service process and of the database's backends per request: on a shared
+      // machine steadier than the rate, which other work on the cores moves by ±30%.
+      const cpu: Record<"A" | "B", number[]> = { A: [], B: [] };
       let bad = 0;
       for (let round = 0; round < options.rounds; round++) {
         // Alternate which side goes first, so neither always runs on a warmer machine.
@@ -258,6 +278,8 @@ async function main(): Promise<void> {
         for (const side of order) {
           await keeper.reset();
           keeper.startLoop();
+          const cpu0 = await cpuSeconds(pids[side]);
+          const pg0 = await backendCpu(options.database);
           const result = await loadRun({
             ...spec,
             base: bases[side],
@@ -266,26 +288,34 @@ async function main(): Promise<void> {
             warmupSeconds: options.warmup,
             seconds: options.duration,
           }, ROOT);
+          const used = (await cpuSeconds(pids[side])) - cpu0 +
+            backendDelta(pg0, await backendCpu(options.database));
           await keeper.stopLoop();
           rps[side].push(result.rps);
+          // The counters cover the warm-up too: divide by its requests as well, at the same rate.
+          cpu[side].push(used * 1e6 / (result.rps * (options.warmup + options.duration)));
           if (side === "B") bad += result.non2xx + result.mismatches;
           console.error(
             `[ab] ${id} round ${round + 1} ${side}: ${result.rps.toFixed(0)} req/s, ` +
+              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req, p50 ${result.p50} ms, ` +
               `p99 ${result.p99} ms, non-2xx ${result.non2xx}, mismatches ${result.mismatches}`,
           );
         }
       }
       const ratios = rps.B.map((b, i) => b / rps.A[i]);
+      const cpuRatios = cpu.B.map((b, i) => b / cpu.A[i]);
+      const list = (values: number[]) => values.map((r) => r.toFixed(2)).join(", ");
       rows.push(
         `| ${id} | ${median(rps.A).toFixed(0)} | ${median(rps.B).toFixed(0)} | ` +
-          `${median(ratios).toFixed(2)}x (${
-            ratios.map((r) => r.toFixed(2)).join(", ")
-          }) | ${bad} |`,
+          `${median(ratios).toFixed(2)}x (${list(ratios)}) | ${median(cpu.A).toFixed(0)} | ` +
+          `${median(cpu.B).toFixed(0)} | ${median(cpuRatios).toFixed(2)}x (${list(cpuRatios)}) | ` +
+          `${bad} |`,
       );
     }
     console.log(
       `A = ${options.a}, B = this checkout; ${db.opportunities} opportunities, ` +
-        `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s\n`,
+        `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s; ` +
+        `load average ${loadBefore} before, ${await loadAverage()} after\n`,
     );
     console.log(rows.join("\n"));
   } finally {
