@@ -4,14 +4,14 @@
 -- as much as the counter's own upsert: bench/FINDINGS.md).
 --
 -- `today` holds the calls of the UTC day `day` as {"<key_id>:<surface>": calls}. The first charge
--- of another day files it in `earlier` under "<day>/<transaction id>" (the id keeps two filings
--- of one day apart when instances' clocks disagree around midnight) and starts `today` afresh.
--- `earlier` is rewritten only then, so every other charge copies it unchanged. usage_daily keeps
--- the records written before this migration.
+-- of another day appends it to `earlier` as {"day": ..., "calls": {...}} and starts `today`
+-- afresh (a day can be filed twice when instances' clocks disagree around midnight: the report
+-- adds the filings up). `earlier` is rewritten only then, so every other charge copies it
+-- unchanged. usage_daily keeps the records written before this migration.
 alter table usage_counters
   add column day date,
   add column today jsonb not null default '{}',
-  add column earlier jsonb not null default '{}';
+  add column earlier jsonb not null default '[]';
 
 -- Every usage record, one row per (account, key, surface, day) and source: usage_daily, each
 -- counter row's current day, and the days it filed. Read by the usage report (GET
@@ -25,6 +25,6 @@ create view usage_records as
   where u.day is not null
   union all
   select u.account_id, split_part(t.key, ':', 1)::integer, split_part(t.key, ':', 2),
-    split_part(e.key, '/', 1)::date, t.value::integer
-  from usage_counters u cross join lateral jsonb_each(u.earlier) e
-    cross join lateral jsonb_each_text(e.value) t;
+    (f.value ->> 'day')::date, t.value::integer
+  from usage_counters u cross join lateral jsonb_array_elements(u.earlier) f
+    cross join lateral jsonb_each_text(f.value -> 'calls') t;

@@ -245,7 +245,7 @@ export async function admit(
           else excluded.today end,
         -- The first charge of another day files the last day's counts (sql/0006).
         earlier = case when u.day <> excluded.day
-          then u.earlier || jsonb_build_object(u.day::text || '/' || txid_current(), u.today)
+          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
           else u.earlier end
         where u.used < (select ${limit} from k)
       returning used

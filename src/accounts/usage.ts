@@ -62,8 +62,8 @@ export async function refundQuota(
       -- The row as it stands, locked: where the call's record is.
       select account_id, period,
         day = ${day}::date and coalesce((today ->> ${slot})::int, 0) > 0 as in_today,
-        (select e.key from jsonb_each(earlier) e
-          where split_part(e.key, '/', 1) = ${day} and coalesce((e.value ->> ${slot})::int, 0) > 0
+        (select (f.i - 1)::text from jsonb_array_elements(earlier) with ordinality f (v, i)
+          where f.v ->> 'day' = ${day} and coalesce((f.v -> 'calls' ->> ${slot})::int, 0) > 0
           limit 1) as filed
       from usage_counters
       where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)}
@@ -75,8 +75,8 @@ export async function refundQuota(
           then jsonb_set(u.today, array[${slot}], to_jsonb((u.today ->> ${slot})::int - 1))
           else u.today end,
         earlier = case when not old.in_today and old.filed is not null
-          then jsonb_set(u.earlier, array[old.filed, ${slot}],
-            to_jsonb((u.earlier #>> array[old.filed, ${slot}])::int - 1))
+          then jsonb_set(u.earlier, array[old.filed, 'calls', ${slot}],
+            to_jsonb((u.earlier #>> array[old.filed, 'calls', ${slot}])::int - 1))
           else u.earlier end
       from old
       where u.account_id = old.account_id and u.period = old.period and u.used > 0

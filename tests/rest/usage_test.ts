@@ -203,9 +203,9 @@ dbTest(
     await charge(key, day1, "mcp");
     await charge(second.key, day1);
     const counter = async () => {
-      const [row] = await db.sql<{ today: object; earlier: Record<string, object> }[]>`
+      const [row] = await db.sql<{ today: object; earlier: { day: string; calls: object }[] }[]>`
         select today, earlier from usage_counters where account_id = ${accountId}`;
-      return { today: row.today, earlier: Object.values(row.earlier) };
+      return { today: row.today, earlier: row.earlier.map((filed) => filed.calls) };
     };
     const report = () => readUsageReport(db.sql, account, { now });
     const sumsUp = (r: Awaited<ReturnType<typeof report>>) => {
