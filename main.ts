@@ -58,8 +58,11 @@ export function buildHandler(
   /** The watches' delivery worker, when deliveries are on. */
   deliveries?: DeliveryWorker;
 } {
-  const context = { publicBaseUrl: config.publicBaseUrl };
-  const content = createContent(db.sql, context, { onLookup: noteCacheLookup });
+  const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: db.kind === "postgres" };
+  const content = createContent(db.sql, context, {
+    onLookup: noteCacheLookup,
+    searchConcurrency: config.db.searchConcurrency,
+  });
   const metrics = createMetrics({
     content,
     connections: () => connectionsByState(db.sql),

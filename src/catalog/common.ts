@@ -5,6 +5,13 @@ import { MAX_INTEGER, type Sql } from "../db/open.ts";
 export interface QueryContext {
   /** Base of public article URLs, without a trailing slash. */
   publicBaseUrl: string;
+  /**
+   * Force the plans of keyword searches (see PagePlan in opportunities.ts) with settings local to
+   * a transaction. On for PostgreSQL; off for the embedded database, whose connections share one
+   * session (a transaction there must not interleave with other connections' queries), and whose
+   * data is small enough for PostgreSQL's own choices.
+   */
+  forcePlans?: boolean;
 }
 
 /** A timestamptz as an ISO 8601 string in UTC (postgres.js returns Date objects). */

@@ -7,6 +7,7 @@ import { type CacheStats, VersionedCache } from "./cache.ts";
 import type { Sql } from "../db/open.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
+import { createGate } from "../platform/gate.ts";
 import { countOpportunities, getOpportunity, listOpportunityPage } from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
@@ -46,8 +47,14 @@ function keyOf(prefix: string, params: object): string {
 export function createContent(
   sql: Sql,
   context: QueryContext,
-  options: { maxEntries?: number; onLookup?: (hit: boolean) => void } = {},
+  options: {
+    maxEntries?: number;
+    onLookup?: (hit: boolean) => void;
+    /** Keyword searches computed at once (see Config db.searchConcurrency); 0 or none: no limit. */
+    searchConcurrency?: number;
+  } = {},
 ): Content {
+  const searches = createGate(options.searchConcurrency ?? 0);
   // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
   const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
@@ -55,21 +62,36 @@ export function createContent(
   return {
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
-      // filter too, so paging through a result counts it once.
+      // filter too, so paging through a result counts it once. With q the total comes first:
+      // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
         const { page: _page, page_size: _size, ...filter } = query;
-        const [items, total] = await Promise.all([
-          cached(
-            version,
-            keyOf("opportunities:page", query),
-            () => listOpportunityPage(sql, query),
-          ),
+        const count = () =>
           cached(
             version,
             keyOf("opportunities:count", filter),
-            () => countOpportunities(sql, query),
-          ),
-        ]);
+            () =>
+              query.q?.trim()
+                ? searches.run(() => countOpportunities(sql, query, context))
+                : countOpportunities(sql, query, context),
+          );
+        const page = (total?: number) =>
+          cached(
+            version,
+            keyOf("opportunities:page", query),
+            () =>
+              total === undefined
+                ? listOpportunityPage(sql, query)
+                : searches.run(() =>
+                  listOpportunityPage(sql, query, { total, forcePlans: context.forcePlans })
+                ),
+          );
+        if (!query.q?.trim()) {
+          const [items, total] = await Promise.all([page(), count()]);
+          return { items, total, page: query.page, page_size: query.page_size };
+        }
+        const total = await count();
+        const items = await page(total);
         return { items, total, page: query.page, page_size: query.page_size };
       }),
     getOpportunity: (version, id) =>

@@ -81,22 +81,117 @@ function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
     ${matchesKeywords(sql, sql`o.search`, query.q)}`;
 }
 
-/** One page of opportunities matching the filters, in the list order. */
+/**
+ * How a page of a keyword search (`q`) is found, once its total is known:
+ * - `walk`: the sort index is read in order and each row is checked until the page is full. Cheap
+ *   when matches are common (a page of 20 among 800,000 matches reads about 25 rows), ruinous when
+ *   they are rare (`a -the` matches nothing and would read every row).
+ * - `bitmap`: every match is found through the GIN index of `opportunity_search` and sorted.
+ *   Its cost grows with the number of matches, whatever their order.
+ * - `planner`: PostgreSQL chooses (relevance needs every match ranked anyway).
+ * A walk is chosen when it is expected to read fewer rows than WALK_RATIO times the page end, and
+ * never for fewer than WALK_MIN_MATCHES matches; the count is exact, so the choice is informed.
+ */
+export type PagePlan = "walk" | "bitmap" | "planner";
+
+const WALK_MIN_MATCHES = 20_000;
+const WALK_RATIO = 50;
+
+/** The plan of a page with q, given the exact number of matches. */
+export function pagePlan(query: OpportunityQuery, total: number): PagePlan {
+  if (query.sort === "relevance") return "planner";
+  const end = query.page * query.page_size;
+  return total >= WALK_MIN_MATCHES && total >= WALK_RATIO * end ? "walk" : "bitmap";
+}
+
+/**
+ * Runs `work` in a transaction whose planner settings force a plan: `bitmap` (only the GIN index
+ * of opportunity_search) or `walk` (only plain index scans, in the sort order). A count of a
+ * word found in most rows is otherwise planned as a sequential scan, which reads every vector.
+ */
+async function withPlan<T>(
+  sql: Sql,
+  plan: "walk" | "bitmap",
+  force: boolean,
+  work: (tx: Sql) => Promise<T>,
+): Promise<T> {
+  if (!force) return await work(sql);
+  return await sql.begin(async (tx) => {
+    const off = plan === "bitmap" ? "enable_indexscan" : "enable_bitmapscan";
+    await tx`select set_config('enable_seqscan', 'off', true), set_config(${off}, 'off', true)`;
+    return await work(tx as unknown as Sql);
+  }) as T;
+}
+
+/**
+ * One page of opportunities matching the filters, in the list order. With `q`, `total` (the
+ * exact count of the same filters, from countOpportunities) chooses the plan (see PagePlan).
+ */
 export async function listOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
+  search?: { total: number; forcePlans?: boolean },
 ): Promise<OpportunityListItem[]> {
+  if (!query.q?.trim() || !search) return await pageOf(sql, query);
+  if ((query.page - 1) * query.page_size >= search.total) return [];
+  // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
+  if (!search.forcePlans) return await pageOf(sql, query);
+  return await findPage(sql, query, pagePlan(query, search.total), true);
+}
+
+/** A page of a keyword search found by the given plan; every plan finds the same page. */
+export async function findPage(
+  sql: Sql,
+  query: OpportunityQuery,
+  plan: PagePlan,
+  force: boolean,
+): Promise<OpportunityListItem[]> {
+  if (plan === "planner") return await pageOf(sql, query);
+  if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query));
+  // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
+  return await withPlan(sql, "bitmap", force, async (tx) => {
+    const rows = await tx<ListRow[]>`
+      select ${listColumns(tx)}
+      from (
+        select o.id from opportunity_search o ${listFilter(tx, query)}
+        ${queryOrder(tx, query)} ${pageWindow(tx, query.page, query.page_size)}
+      ) as hit
+      join opportunities o on o.id = hit.id
+      ${queryOrder(tx, query)}`;
+    return rows.map(toListItem);
+  });
+}
+
+/** A page of the list query on `opportunities`, planned by PostgreSQL. */
+async function pageOf(sql: Sql, query: OpportunityQuery): Promise<OpportunityListItem[]> {
   const rows = await sql<ListRow[]>`
     select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
     ${queryOrder(sql, query)} ${pageWindow(sql, query.page, query.page_size)}`;
   return rows.map(toListItem);
 }
 
-/** How many opportunities match the filters (page and page_size are ignored). */
-export async function countOpportunities(sql: Sql, query: OpportunityQuery): Promise<number> {
-  const [{ total }] = await sql<{ total: number }[]>`
-    select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
-  return total;
+/**
+ * How many opportunities match the filters (page and page_size are ignored). With `q` and forced
+ * plans, counted in the narrow opportunity_search (sql/0006_search_table.sql) by its GIN index
+ * alone.
+ */
+export async function countOpportunities(
+  sql: Sql,
+  query: OpportunityQuery,
+  options: { forcePlans?: boolean } = {},
+): Promise<number> {
+  // Without forced plans PostgreSQL could count opportunity_search by a sequential scan, which
+  // reads every vector from the TOAST table: the wide table is the better choice then.
+  if (!query.q?.trim() || !options.forcePlans) {
+    const [{ total }] = await sql<{ total: number }[]>`
+      select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
+    return total;
+  }
+  return await withPlan(sql, "bitmap", true, async (tx) => {
+    const [{ total }] = await tx<{ total: number }[]>`
+      select count(*)::int as total from opportunity_search o ${listFilter(tx, query)}`;
+    return total;
+  });
 }
 
 type DetailRow = ListRow & {

@@ -43,6 +43,11 @@ export interface Config {
      * statements and no startup parameters (set statement_timeout on the role instead).
      */
     readonly transactionPooler: boolean;
+    /**
+     * Keyword searches (`q`) that miss the cache computed at once per instance; the others wait
+     * their turn (platform/gate.ts). 0 lets them all run at once.
+     */
+    readonly searchConcurrency: number;
   };
 }
 
@@ -66,6 +71,7 @@ const EnvSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: count("a whole number of milliseconds, 0 for none", 0, 3_600_000)
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
+  DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
   WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
   WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
@@ -110,6 +116,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
       transactionPooler: e.DB_TRANSACTION_POOLER,
+      searchConcurrency: e.DB_SEARCH_CONCURRENCY,
     }),
   });
 }
