@@ -212,7 +212,7 @@ function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
  * usage is after the charge.
  *
  * The usage record costs no second table: the month's counts per key, surface and day live on
- * the account's counter row, which the charge writes anyway (sql/0006_usage_today.sql).
+ * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).
  */
 export async function admit(
   sql: Sql,
@@ -243,7 +243,7 @@ export async function admit(
           then u.today || jsonb_build_object((select slot from k),
             coalesce((u.today ->> (select slot from k))::int, 0) + 1)
           else excluded.today end,
-        -- The first charge of another day files the last day's counts (sql/0006).
+        -- The first charge of another day files the last day's counts (sql/0007).
         earlier = case when u.day <> excluded.day
           then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
           else u.earlier end

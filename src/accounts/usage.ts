@@ -47,7 +47,7 @@ export function dayOf(now: Date): string {
 /**
  * Takes back one charged call of the month and day of `chargedAt` (never below zero), from the
  * account's counter and from the call's usage record together: in the counter row's `today` or
- * `earlier` (sql/0006), or, for a call recorded before that, in usage_daily. Returns the month's
+ * `earlier` (sql/0007), or, for a call recorded before that, in usage_daily. Returns the month's
  * used count after the refund, or undefined when there was nothing to take back.
  */
 export async function refundQuota(

@@ -274,7 +274,7 @@ dbTest(
         sumsUp(r);
       },
     );
-    await t.step("records of usage_daily (before sql/0006) count and refund too", async () => {
+    await t.step("records of usage_daily (before sql/0007) count and refund too", async () => {
       await db.sql`
         insert into usage_daily (account_id, key_id, surface, day, calls)
         values (${accountId}, ${keyId}, 'rest', '2026-11-02', 2)`;
