@@ -7,13 +7,28 @@
  * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
  */
 import { loadRun } from "./measure.ts";
-import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
-import { freePort, start, stopAll, waitReady } from "./procs.ts";
+import {
+  benchAdminUrl,
+  type BenchKeys,
+  createBenchKeys,
+  prepareDatabase,
+  quotaKeeper,
+} from "./prepare.ts";
+import {
+  backendCpu,
+  backendDelta,
+  cpuSeconds,
+  freePort,
+  start,
+  stopAll,
+  waitReady,
+} from "./procs.ts";
 import type { LoadSpec } from "./load.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-const HELP = `Usage: deno task bench:ab --a REV [flags]
+function help(): string {
+  return `Usage: deno task bench:ab --a REV [flags]
 
 Runs the service at git revision REV (A) and this checkout (B) on one database, and loads them
 in turns with autocannon.
@@ -22,14 +37,16 @@ Flags:
   --a REV               The revision to compare against (required), e.g. main~3 or a commit
   --opportunities N     Opportunities in the database (default 1000000; reused when it matches)
   --database NAME       Database name (default oppintel_bench)
-  --scenarios LIST      Comma-separated: ${"list,list_filtered,detail,mcp_list,mcp_detail"} (default all)
+  --scenarios LIST      Comma-separated, from: ${Object.keys(specs(NO_KEYS)).join(", ")}
+                        (default ${DEFAULT_SCENARIOS.join(",")})
   --rounds N            A/B pairs per scenario (default 3)
   --duration S          Measured seconds of each run (default 5)
   --warmup S            Warm-up seconds of each run (default 2)
   --connections N       Connections of each run (default 50)
 
-Both versions must accept the database's migrations (B may add migrations that A lacks only if
-A tolerates them). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
+Both versions run on the database's schema: migrations of this checkout that A lacks are copied
+into A's checkout (A's code must tolerate what they add). Environment: BENCH_POSTGRES_URL, as for deno task bench.`;
+}
 
 interface Options {
   a: string;
@@ -46,6 +63,7 @@ const MCP_HEADERS = {
   "content-type": "application/json",
   "accept": "application/json, text/event-stream",
 };
+const MODERN = "2026-07-28";
 
 function mcpCall(name: string, args: Record<string, unknown>): string {
   return JSON.stringify({
@@ -56,9 +74,38 @@ function mcpCall(name: string, args: Record<string, unknown>): string {
   });
 }
 
+/** A 2026-07-28 tools/call: no handshake, the version in `_meta` and the routing headers. */
+function modernCall(name: string, args: Record<string, unknown>) {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return {
+    path: "/mcp/",
+    method: "POST" as const,
+    headers: {
+      ...MCP_HEADERS,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: meta },
+    }),
+    rejectBodyContaining: '"isError":true',
+  };
+}
+
+const NO_KEYS: BenchKeys = { pro: "", hot: "", spread: [] };
+const DEFAULT_SCENARIOS = ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"];
+
 /** The scenarios: one route each, the same request for A and B. */
-function specs(pro: string): Record<string, Omit<LoadSpec, "base" | "idRange">> {
-  const common = { keys: [pro], connections: 0, warmupSeconds: 0, seconds: 0 };
+function specs(keys: BenchKeys): Record<string, Omit<LoadSpec, "base" | "idRange">> {
+  const common = { keys: [keys.pro], connections: 0, warmupSeconds: 0, seconds: 0 };
   return {
     list: { ...common, path: "/api/v1/opportunities" },
     list_filtered: {
@@ -82,6 +129,19 @@ function specs(pro: string): Record<string, Omit<LoadSpec, "base" | "idRange">> 
       body: mcpCall("get_opportunity", { id: "{id}" }),
       rejectBodyContaining: '"isError":true',
     },
+    mcp_list_2026: { ...common, ...modernCall("query_opportunities", {}) },
+    mcp_detail_2026: { ...common, ...modernCall("get_opportunity", { id: "{id}" }) },
+    // A 2025 client's tools/list (stateless: no session, the negotiated version in a header).
+    mcp_tools_list: {
+      ...common,
+      path: "/mcp/",
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    },
+    // The list with 50 connections on one Business account's counter row, and on 50 accounts.
+    quota_hot: { ...common, keys: [keys.hot], path: "/api/v1/opportunities" },
+    quota_spread: { ...common, keys: keys.spread, path: "/api/v1/opportunities" },
   };
 }
 
@@ -90,7 +150,7 @@ function parseOptions(args: string[]): Options {
     a: "",
     opportunities: 1_000_000,
     database: "oppintel_bench",
-    scenarios: ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"],
+    scenarios: DEFAULT_SCENARIOS,
     rounds: 3,
     duration: 5,
     warmup: 2,
@@ -107,7 +167,7 @@ function parseOptions(args: string[]): Options {
     const arg = args[i];
     const value = args[i + 1];
     if (arg === "--help" || arg === "-h") {
-      console.log(HELP);
+      console.log(help());
       Deno.exit(0);
     } else if (arg === "--a" && value) {
       o.a = value;
@@ -146,7 +206,29 @@ async function checkout(rev: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "oppintel-ab-" });
   await run("git", ["worktree", "add", "--detach", dir, rev], ROOT);
   await run(Deno.execPath(), ["install", "--quiet"], dir);
+  // The database carries this checkout's migrations: A gets the files it lacks, so that its
+  // migration check accepts the schema (its code must tolerate what they add).
+  for await (const entry of Deno.readDir(`${ROOT}/sql`)) {
+    const target = `${dir}/sql/${entry.name}`;
+    if (entry.isFile && !(await exists(target))) {
+      await Deno.copyFile(`${ROOT}/sql/${entry.name}`, target);
+    }
+  }
   return dir;
+}
+
+async function loadAverage(): Promise<string> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  return text.split(" ").slice(0, 3).join(" ");
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<void> {
@@ -162,8 +244,10 @@ async function main(): Promise<void> {
   const keeper = quotaKeeper(db.url);
   console.error(`[ab] checking out ${options.a}`);
   const dirA = await checkout(options.a);
+  const loadBefore = await loadAverage();
   try {
     const bases: Record<"A" | "B", string> = { A: "", B: "" };
+    const pids: Record<"A" | "B", number> = { A: 0, B: 0 };
     for (const [side, cwd] of [["A", dirA], ["B", ROOT]] as const) {
       const port = freePort();
       const proc = await start(`ab-${side}`, ["main.ts"], {
@@ -171,17 +255,22 @@ async function main(): Promise<void> {
         env: { DATABASE_URL: db.url, PORT: String(port), SEED_DEMO: "off" },
       });
       bases[side] = `http://127.0.0.1:${port}`;
+      pids[side] = proc.pid;
       await waitReady(proc, `${bases[side]}/healthz`);
     }
-    const all = specs(keys.pro);
+    const all = specs(keys);
     const rows: string[] = [
-      "| scenario | A req/s | B req/s | B/A (median of rounds) | B non-2xx |",
+      "| scenario | A req/s | B req/s | B/A (median of rounds) | CPU µs/req A | CPU µs/req B | " +
+      "CPU B/A (median of rounds) | B non-2xx |",
     ];
-    rows.push("|---|---|---|---|---|");
+    rows.push("|---|---|---|---|---|---|---|---|");
     for (const id of options.scenarios) {
       const spec = all[id];
       if (!spec) throw new Error(`Unknown scenario "${id}"`);
       const rps: Record<"A" | "B", number[]> = { A: [], B: [] };
+      // CPU of the service process and of the database's backends per request: on a shared
+      // machine steadier than the rate, which other work on the cores moves by ±30%.
+      const cpu: Record<"A" | "B", number[]> = { A: [], B: [] };
       let bad = 0;
       for (let round = 0; round < options.rounds; round++) {
         // Alternate which side goes first, so neither always runs on a warmer machine.
@@ -189,6 +278,8 @@ async function main(): Promise<void> {
         for (const side of order) {
           await keeper.reset();
           keeper.startLoop();
+          const cpu0 = await cpuSeconds(pids[side]);
+          const pg0 = await backendCpu(options.database);
           const result = await loadRun({
             ...spec,
             base: bases[side],
@@ -197,26 +288,34 @@ async function main(): Promise<void> {
             warmupSeconds: options.warmup,
             seconds: options.duration,
           }, ROOT);
+          const used = (await cpuSeconds(pids[side])) - cpu0 +
+            backendDelta(pg0, await backendCpu(options.database));
           await keeper.stopLoop();
           rps[side].push(result.rps);
+          // The counters cover the warm-up too: divide by its requests as well, at the same rate.
+          cpu[side].push(used * 1e6 / (result.rps * (options.warmup + options.duration)));
           if (side === "B") bad += result.non2xx + result.mismatches;
           console.error(
             `[ab] ${id} round ${round + 1} ${side}: ${result.rps.toFixed(0)} req/s, ` +
+              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req, p50 ${result.p50} ms, ` +
               `p99 ${result.p99} ms, non-2xx ${result.non2xx}, mismatches ${result.mismatches}`,
           );
         }
       }
       const ratios = rps.B.map((b, i) => b / rps.A[i]);
+      const cpuRatios = cpu.B.map((b, i) => b / cpu.A[i]);
+      const list = (values: number[]) => values.map((r) => r.toFixed(2)).join(", ");
       rows.push(
         `| ${id} | ${median(rps.A).toFixed(0)} | ${median(rps.B).toFixed(0)} | ` +
-          `${median(ratios).toFixed(2)}x (${
-            ratios.map((r) => r.toFixed(2)).join(", ")
-          }) | ${bad} |`,
+          `${median(ratios).toFixed(2)}x (${list(ratios)}) | ${median(cpu.A).toFixed(0)} | ` +
+          `${median(cpu.B).toFixed(0)} | ${median(cpuRatios).toFixed(2)}x (${list(cpuRatios)}) | ` +
+          `${bad} |`,
       );
     }
     console.log(
       `A = ${options.a}, B = this checkout; ${db.opportunities} opportunities, ` +
-        `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s\n`,
+        `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s; ` +
+        `load average ${loadBefore} before, ${await loadAverage()} after\n`,
     );
     console.log(rows.join("\n"));
   } finally {

@@ -41,7 +41,7 @@ export function createApp(
 ): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const log = deps.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const rest = createRestHandler(deps);
-  const mcp = deps.mcp ? createMcpEndpoint({ sql: deps.sql, serve: deps.mcp }) : undefined;
+  const mcp = deps.mcp ? createMcpEndpoint({ serve: deps.mcp }) : undefined;
 
   async function route(
     request: Request,

@@ -1,7 +1,7 @@
 /**
- * Who is calling and what it costs: key lookup, plan check and the quota charge, shared by the
- * REST handlers and the MCP tools so that both surfaces draw on one counter under one set of
- * rules (docs/DECISIONS.md sections 1-3).
+ * Who is calling and what it costs: key lookup, plan check, existence and the quota charge in
+ * one statement (admit), shared by the REST handlers and the MCP tools so that both surfaces
+ * draw on one counter under one set of rules (docs/DECISIONS.md sections 1-3).
  */
 import type { Sql } from "../db/open.ts";
 import { bearerToken } from "../platform/crypto.ts";
@@ -14,7 +14,7 @@ import {
 } from "../platform/errors.ts";
 import { hashApiKey, isWellFormedKey } from "./keys.ts";
 import type postgres from "postgres";
-import { chargeQuota, dayOf, periodOf, refundQuota, type Surface, usageState } from "./usage.ts";
+import { dayOf, periodOf, refundQuota, type Surface, usageState } from "./usage.ts";
 import { type Plan, PLAN_LIMITS, PLAN_RANK, type UsageState } from "../platform/plans.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
@@ -77,7 +77,42 @@ export async function authenticate(
     left join usage_counters u on u.account_id = a.id and u.period = ${periodOf(now)}
     where k.key_hash = ${hash}`;
   if (!row) throw new InvalidApiKeyError();
-  return callerOf(sql, row, row.used, now);
+  return remember(hash, callerOf(sql, row, row.used, now), now);
+}
+
+// Callers of the keys seen in the last seconds, by key digest: the MCP messages that read no
+// data and cost nothing (initialize, tools/list, ping, notifications) are answered for a key
+// found here without a database round trip. A revoke in this process forgets the key at once
+// (forgetKey); one made elsewhere is seen by those messages within RECENT_MS, and by every
+// charged or data-reading call at once, since admit always looks the key up.
+const RECENT_MS = 10_000;
+const RECENT_MAX = 10_000;
+const recent = new Map<string, { caller: Caller; at: number }>();
+
+function remember(hash: string, caller: Caller, now: Date): Caller {
+  recent.delete(hash);
+  if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+  recent.set(hash, { caller, at: now.getTime() });
+  return caller;
+}
+
+/**
+ * The caller of a raw key as this process last saw it (usage included), when that was less than
+ * RECENT_MS ago; else as `authenticate` finds it. For calls that read no data and cost nothing.
+ */
+export async function recentCaller(
+  sql: Sql,
+  rawKey: string | undefined,
+  now: Date = new Date(),
+): Promise<Caller> {
+  const seen = recent.get(await keyDigest(rawKey));
+  if (seen && now.getTime() - seen.at < RECENT_MS) return seen.caller;
+  return await authenticate(sql, rawKey, now);
+}
+
+/** Forgets a key's recent caller (its revoke was made in this process). */
+export function forgetKey(keyId: number): void {
+  for (const [hash, seen] of recent) if (seen.caller.keyId === keyId) recent.delete(hash);
 }
 
 // Digests of recently seen keys: hashing is a tenth of a tool call's CPU. Bounded; the keys
@@ -133,51 +168,6 @@ function touchKey(sql: Sql, keyId: number, lastUsed: Date | null, now: Date): vo
     .catch(() => lastUsedWrites.delete(keyId));
 }
 
-/** Throws 403 plan_required when the caller's plan is below the operation's. */
-function requirePlan(caller: Caller, operation: Operation): void {
-  if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
-    throw new PlanRequiredError(operation.plan, caller.plan, operation.name);
-  }
-}
-
-/** The result of a performed operation and the caller's usage after it. */
-export interface Performed<T> {
-  result: T;
-  usage: UsageState;
-}
-
-/**
- * Runs an operation in the order of docs/DECISIONS.md section 4 after the key and the parameters
- * have been checked: plan (403), then the work itself (which may throw 404), then the charge
- * (429). Only a call that succeeds is charged, exactly once.
- */
-export async function perform<T>(
-  sql: Sql,
-  caller: Caller,
-  operation: Operation,
-  work: () => Promise<T>,
-  surface: Surface = "mcp",
-): Promise<Performed<T>> {
-  requirePlan(caller, operation);
-  // A caller whose quota was used up when its key was checked gets its 429 before any work, so
-  // that refused calls cannot make the database search; where a 404 comes first (an id that
-  // names nothing), the work is a lookup by primary key and runs first.
-  if (operation.cost > 0 && !operation.mayNotExist && caller.usage.remaining <= 0) {
-    const { used, limit, reset_at } = caller.usage;
-    throw new QuotaExceededError(used, limit, reset_at);
-  }
-  const result = await work();
-  if (operation.cost === 0) return { result, usage: caller.usage };
-  const { charged, state } = await chargeQuota(sql, {
-    accountId: caller.accountId,
-    plan: caller.plan,
-    keyId: caller.keyId,
-    surface,
-  });
-  if (!charged) throw new QuotaExceededError(state.used, state.limit, state.reset_at);
-  return { result, usage: state };
-}
-
 /** What must exist for a call to succeed: checked in the admission statement, before charging. */
 export interface Existence {
   /** A boolean SQL expression, e.g. `exists (select 1 from opportunities where id = 5)`. */
@@ -202,12 +192,27 @@ type AdmitRow = KeyRow & {
 };
 
 /**
- * Admits a call in ONE statement: finds the key, checks the plan and what must exist, charges
- * the quota when all of that holds and the operation costs something, and reads the data
- * version. Throws 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404,
- * 429) is returned with the caller, so that its answer still carries the quota headers. The
- * order is that of docs/DECISIONS.md section 4; the caller checks its parameters before. The
- * caller's usage is after the charge.
+ * The rows of an API key: who holds it and on which plan. The credential part of the admission
+ * statement (a second kind of credential adds its own lookup with the same columns).
+ */
+function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
+  return sql`
+    select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan
+    from api_keys k join accounts a on a.id = k.account_id
+    where k.key_hash = ${hash}`;
+}
+
+/**
+ * Admits a call in ONE statement, for either surface: finds the key, checks the plan and what
+ * must exist, charges the quota when all of that holds and the operation costs something,
+ * records the charged call for its key, surface and UTC day, and reads the data version. Throws
+ * 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404, 429) is
+ * returned with the caller, so that its answer still carries the quota headers. The order is
+ * that of docs/DECISIONS.md section 4; the caller checks its parameters before. The caller's
+ * usage is after the charge.
+ *
+ * The usage record costs no second table: the month's counts per key, surface and day live on
+ * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).
  */
 export async function admit(
   sql: Sql,
@@ -215,6 +220,7 @@ export async function admit(
   operation: Operation,
   existence?: Existence,
   now: Date = new Date(),
+  surface: Surface = "rest",
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
@@ -223,25 +229,26 @@ export async function admit(
     when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
   const [row]: [AdmitRow?] = await sql`
     with k as (
-      select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
-        ${existence?.check ?? sql`true`} as found
-      from api_keys k join accounts a on a.id = k.account_id
-      where k.key_hash = ${hash}
+      select c.*, ${existence?.check ?? sql`true`} as found,
+        c.key_id::text || ${":" + surface} as slot
+      from (${apiKeyRows(sql, hash)}) c
     ),
     charged as (
-      insert into usage_counters as u (account_id, period, used)
-      select k.account_id, ${period}, 1 from k
+      insert into usage_counters as u (account_id, period, used, day, today)
+      select k.account_id, ${period}, 1, ${dayOf(now)}, jsonb_build_object(k.slot, 1) from k
       where ${operation.cost}::int > 0 and k.revoked_by is null and k.found
         and ${rank} >= ${PLAN_RANK[operation.plan]}::int
-      on conflict (account_id, period) do update set used = u.used + 1
+      on conflict (account_id, period) do update set used = u.used + 1, day = excluded.day,
+        today = case when u.day = excluded.day
+          then u.today || jsonb_build_object((select slot from k),
+            coalesce((u.today ->> (select slot from k))::int, 0) + 1)
+          else excluded.today end,
+        -- The first charge of another day files the last day's counts (sql/0007).
+        earlier = case when u.day <> excluded.day
+          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
+          else u.earlier end
         where u.used < (select ${limit} from k)
       returning used
-    ),
-    -- The charged call is counted for its key, surface and UTC day in the same statement.
-    attributed as (
-      insert into usage_daily as d (account_id, key_id, surface, day, calls)
-      select k.account_id, k.key_id, 'rest', ${dayOf(now)}, 1 from k, charged
-      on conflict (account_id, day, key_id, surface) do update set calls = d.calls + 1
     )
     select k.*, (select used from charged) is not null as charged,
       -- coalesce stops at the first value: the counter is read only when nothing was charged.
@@ -250,7 +257,7 @@ export async function admit(
       (select version::float8 from data_version) as data_version
     from k`;
   if (!row) throw new InvalidApiKeyError();
-  const caller = callerOf(sql, row, row.used, now);
+  const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
   }
@@ -274,9 +281,10 @@ export async function refund(
   sql: Sql,
   caller: Caller,
   chargedAt: Date,
+  surface: Surface = "rest",
 ): Promise<number | undefined> {
   // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
-  const charge = { accountId: caller.accountId, keyId: caller.keyId, surface: "rest" as const };
+  const charge = { accountId: caller.accountId, keyId: caller.keyId, surface };
   return await refundQuota(sql, charge, chargedAt).catch(() => undefined);
 }
 

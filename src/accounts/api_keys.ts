@@ -2,6 +2,7 @@ import { textProblem } from "../catalog/schemas.ts";
 import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./keys.ts";
+import { forgetKey } from "./admission.ts";
 import { iso, isRowId } from "../catalog/common.ts";
 
 /** An account holds at most this many keys that are not revoked (docs/DECISIONS.md section 3). */
@@ -125,6 +126,7 @@ export async function revokeApiKey(
     update api_keys set revoked_at = now(), revoked_by = ${by}
     where id = ${id} and revoked_at is null
     returning id, prefix, name, created_at, last_used_at, revoked_at, revoked_by`;
+  forgetKey(id);
   if (row) return toInfo(row);
   const [existing]: [{ revoked_by: string }?] = await sql`
     select revoked_by from api_keys where id = ${id}`;

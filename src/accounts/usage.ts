@@ -32,74 +32,62 @@ export async function readUsage(
 /** The surface a call came through, as usage records name it. */
 export type Surface = "rest" | "mcp";
 
-/** Whose call is charged: the account (and its plan), the key, and the surface. */
+/** Whose call was charged: the account, the key, and the surface. */
 export interface Charge {
   accountId: number;
-  plan: Plan;
   keyId: number;
   surface: Surface;
 }
 
-/** The UTC day of `now` (YYYY-MM-DD), the `day` key of usage_daily. */
+/** The UTC day of `now` (YYYY-MM-DD), the `day` key of usage records. */
 export function dayOf(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
 /**
- * Takes one call from the account's monthly quota in one atomic statement: the row is created
- * or incremented only while it is below the limit, so with R calls remaining and any number of
- * concurrent callers exactly R succeed. The same statement counts the call for its key, surface
- * and UTC day in usage_daily. Returns the count after the charge, or `charged: false` with the
- * current count when the quota is used up.
- */
-export async function chargeQuota(
-  sql: Sql,
-  charge: Charge,
-  now: Date = new Date(),
-): Promise<{ charged: boolean; state: UsageState }> {
-  const limit = PLAN_LIMITS[charge.plan];
-  const period = periodOf(now);
-  const [row] = await sql<{ used: number }[]>`
-    with charged as (
-      insert into usage_counters as u (account_id, period, used)
-      values (${charge.accountId}, ${period}, 1)
-      on conflict (account_id, period) do update set used = u.used + 1 where u.used < ${limit}
-      returning used
-    ),
-    attributed as (
-      insert into usage_daily as d (account_id, key_id, surface, day, calls)
-      select ${charge.accountId}, ${charge.keyId}, ${charge.surface}, ${dayOf(now)}, 1
-      from charged
-      on conflict (account_id, day, key_id, surface) do update set calls = d.calls + 1
-    )
-    select used from charged`;
-  if (row) return { charged: true, state: usageState(charge.plan, row.used, now) };
-  const account = { id: charge.accountId, plan: charge.plan };
-  return { charged: false, state: await readUsage(sql, account, now) };
-}
-
-/**
  * Takes back one charged call of the month and day of `chargedAt` (never below zero), from the
- * account's counter and from the key's usage record together. Returns the month's used count
- * after the refund, or undefined when there was nothing to take back.
+ * account's counter and from the call's usage record together: in the counter row's `today` or
+ * `earlier` (sql/0007), or, for a call recorded before that, in usage_daily. Returns the month's
+ * used count after the refund, or undefined when there was nothing to take back.
  */
 export async function refundQuota(
   sql: Sql,
-  charge: Omit<Charge, "plan">,
+  charge: Charge,
   chargedAt: Date = new Date(),
 ): Promise<number | undefined> {
+  const slot = `${charge.keyId}:${charge.surface}`;
+  const day = dayOf(chargedAt);
   const [row] = await sql<{ used: number }[]>`
-    with refunded as (
-      update usage_counters set used = used - 1
-      where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)} and used > 0
-      returning used
+    with old as (
+      -- The row as it stands, locked: where the call's record is.
+      select account_id, period,
+        day = ${day}::date and coalesce((today ->> ${slot})::int, 0) > 0 as in_today,
+        (select (f.i - 1)::text from jsonb_array_elements(earlier) with ordinality f (v, i)
+          where f.v ->> 'day' = ${day} and coalesce((f.v -> 'calls' ->> ${slot})::int, 0) > 0
+          limit 1) as filed
+      from usage_counters
+      where account_id = ${charge.accountId} and period = ${periodOf(chargedAt)}
+      for update
+    ),
+    refunded as (
+      update usage_counters u set used = u.used - 1,
+        today = case when old.in_today
+          then jsonb_set(u.today, array[${slot}], to_jsonb((u.today ->> ${slot})::int - 1))
+          else u.today end,
+        earlier = case when not old.in_today and old.filed is not null
+          then jsonb_set(u.earlier, array[old.filed, 'calls', ${slot}],
+            to_jsonb((u.earlier #>> array[old.filed, 'calls', ${slot}])::int - 1))
+          else u.earlier end
+      from old
+      where u.account_id = old.account_id and u.period = old.period and u.used > 0
+      returning u.used, old.in_today or old.filed is not null as on_row
     ),
     -- A data-modifying WITH runs whether or not the final select reads it.
     attributed as (
       update usage_daily set calls = calls - 1
-      where account_id = ${charge.accountId} and day = ${dayOf(chargedAt)}
+      where account_id = ${charge.accountId} and day = ${day}
         and key_id = ${charge.keyId} and surface = ${charge.surface} and calls > 0
-        and exists (select 1 from refunded)
+        and exists (select 1 from refunded where not on_row)
     )
     select used from refunded`;
   return row?.used;

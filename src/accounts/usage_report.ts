@@ -1,6 +1,7 @@
 /**
  * An account's usage of a month, from the usage records that the charge writes in its own
- * statement: totals, per key, per UTC day and per surface. Reading it is never charged.
+ * statement (the view usage_records: usage_daily and the counter rows' current day): totals,
+ * per key, per UTC day and per surface. Reading it is never charged.
  */
 import type { Sql } from "../db/open.ts";
 import { InvalidParameterError } from "../platform/errors.ts";
@@ -45,7 +46,7 @@ export async function readUsageReport(
       select k.prefix, k.name, coalesce(sum(d.calls), 0)::int as calls,
         k.revoked_at is not null as revoked
       from api_keys k
-      left join usage_daily d on d.account_id = k.account_id and d.key_id = k.id
+      left join usage_records d on d.account_id = k.account_id and d.key_id = k.id
         and d.day >= ${period} and d.day < ${periodOf(end)}
       where k.account_id = ${account.id} and (d.calls > 0
         or (k.created_at < ${end} and (k.revoked_at is null or k.revoked_at >= ${start})))
@@ -53,7 +54,7 @@ export async function readUsageReport(
       order by calls desc, k.id`,
     sql<{ day: string; surface: "rest" | "mcp"; calls: number }[]>`
       select to_char(day, 'YYYY-MM-DD') as day, surface, sum(calls)::int as calls
-      from usage_daily
+      from usage_records
       where account_id = ${account.id} and day >= ${period} and day < ${periodOf(end)}
       group by day, surface`,
   ]);

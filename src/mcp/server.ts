@@ -2,37 +2,53 @@
  * The hosted MCP endpoint (docs/DECISIONS.md section 5) on the MCP TypeScript SDK v2: revision
  * 2026-07-28 (no handshake, every request self-describing) and the 2025 revisions (initialize,
  * then stateless JSON requests) on one URL, from one server factory and one tool definition set.
- * The key was checked by endpoint.ts before we get here; a server instance serves one HTTP
- * request only, so one is built per request, while everything costly (the tool listing with its
- * JSON Schemas) is built once in createMcpHandler.
+ * The key is checked here, before any JSON-RPC processing, in the same statement that admits
+ * and charges the request's tool call (src/accounts/admission.ts, as REST does); a server
+ * instance serves one HTTP request only, so one is built per request, while everything costly
+ * (the tool listing with its JSON Schemas) is built once in createMcpHandler.
  */
 import {
   type AuthInfo,
   type CallToolResult,
   createMcpHandler as createSdkHandler,
-  DEFAULT_MAX_REQUEST_BODY_SIZE,
-  isJsonContentType,
   isLegacyRequest,
   type ListToolsResult,
   ProtocolError,
   ProtocolErrorCode,
-  readRequestBody,
   Server,
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { type Caller, OPERATIONS, perform } from "../accounts/admission.ts";
+import {
+  type Admission,
+  admit,
+  authenticate,
+  type Caller,
+  type Existence,
+  type Operation,
+  OPERATIONS,
+  recentCaller,
+  refund,
+  usageAfterRefund,
+} from "../accounts/admission.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
-import { QuotaExceededError, toApiError } from "../platform/errors.ts";
+import { toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
 import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
-import { prepareOperation } from "../accounts/operations.ts";
+import { type Prepared, prepareOperation } from "../accounts/operations.ts";
 import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
 import type { WatchService } from "../watches/service.ts";
 import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
+import {
+  callParamsProblem,
+  isProtocolOnly,
+  readJsonBody,
+  toolCallOf,
+  withReadableParamsError,
+} from "./messages.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -90,36 +106,15 @@ function logFailure(error: unknown, tool: string, caller: Caller): void {
   }));
 }
 
-/**
- * Calls one tool for a caller: arguments (invalid_parameter), then plan, existence and charge
- * through `perform`. Every failure becomes an `isError` result with the REST error body.
- */
-async function callTool(
-  deps: McpDeps & { content: Content },
-  caller: Caller,
-  tool: ToolDefinition,
-  args: unknown,
-  requestId?: string,
-): Promise<{ result: CallToolResult; usage?: UsageState }> {
-  try {
-    const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
-    const work = () => prepared.work(caller.dataVersion, caller);
-    // Tier and cost come from the shared table; messages name the tool the model called.
-    const operation = { ...OPERATIONS[tool.operation], name: tool.name };
-    const performed = await perform(deps.sql, caller, operation, work);
-    return {
-      result: result(performed.result as Record<string, unknown>, false),
-      usage: performed.usage,
-    };
-  } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status === 500) logFailure(error, tool.name, caller);
-    const usage = error instanceof QuotaExceededError
-      ? { limit: error.limit, used: error.current, remaining: 0, reset_at: error.resetAt }
-      : undefined;
-    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
-    return { result: result(body, true), usage };
-  }
+/** A tools/call of a catalog tool, admitted before the SDK runs it. */
+interface AdmittedCall {
+  name: string;
+  prepared: Prepared;
+  admission: Admission;
+  /** When it was charged (a refund goes to that month and day). */
+  at: Date;
+  /** True once the tool handler has answered it. */
+  taken: boolean;
 }
 
 /** One HTTP request: who calls, and the usage after its last charged call (for X-Quota-*). */
@@ -127,6 +122,60 @@ interface Exchange {
   caller: Caller;
   requestId?: string;
   usage: UsageState;
+  /** The request's tool call as admitted with the key check, if it is one. */
+  call?: AdmittedCall;
+  /** Admits a call with this request's key (for a tool call not admitted before). */
+  admit(operation: Operation, existence: Existence | undefined, at: Date): Promise<Admission>;
+  /** True when a call of this request was charged and answered. */
+  charged: boolean;
+}
+
+/**
+ * Answers one tool call: arguments (invalid_parameter), then plan, existence and charge in the
+ * admission statement, then the work, whose failure gives the charge back. Every failure becomes
+ * an `isError` result with the REST error body.
+ */
+async function callTool(
+  deps: McpDeps & { content: Content },
+  exchange: Exchange,
+  tool: ToolDefinition,
+  args: unknown,
+): Promise<CallToolResult> {
+  try {
+    let call = exchange.call;
+    if (!call || call.taken || call.name !== tool.name) {
+      const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
+      const at = new Date();
+      const admission = await exchange.admit(operationOf(tool), prepared.existence, at);
+      call = { name: tool.name, prepared, admission, at, taken: false };
+    }
+    call.taken = true;
+    const { caller, refusal, charged } = call.admission;
+    exchange.usage = caller.usage;
+    if (refusal) throw refusal;
+    try {
+      const body = await call.prepared.work(caller.dataVersion, caller);
+      if (charged) exchange.charged = true;
+      return result(body as Record<string, unknown>, false);
+    } catch (error) {
+      if (charged) {
+        const used = await refund(deps.sql, caller, call.at, "mcp");
+        exchange.usage = usageAfterRefund(caller.usage, used);
+      }
+      throw error;
+    }
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status === 500) logFailure(error, tool.name, exchange.caller);
+    const { requestId } = exchange;
+    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
+    return result(body, true);
+  }
+}
+
+/** Tier and cost from the shared table; messages name the tool the model called. */
+function operationOf(tool: ToolDefinition): Operation {
+  return { ...OPERATIONS[tool.operation], name: tool.name };
 }
 
 /**
@@ -150,47 +199,23 @@ function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
   return exchange;
 }
 
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+/** What the handler answers, with the caller once the key is known. */
+export interface McpAnswer {
+  response: Response;
+  caller?: Caller;
+  /** True when a tool call of the request was charged. */
+  charged?: boolean;
 }
 
 /**
- * The JSON body, read and parsed once for the era check and whichever era serves it (the SDK
- * would otherwise read a clone for the check and the body again to serve it, a fifth of an MCP
- * request's own cost); or the answer the SDK gives when there is no JSON body to serve.
+ * Builds the handler of POST /mcp: checks the key (throwing 401 and 403), then serves the
+ * request. A tool call of the catalog is admitted (key, plan, existence, charge) in one statement
+ * with the key check; protocol messages that cost nothing are answered for a recently seen key
+ * without a database round trip; anything else costs one key lookup.
  */
-async function readJsonBody(request: Request): Promise<{ body: unknown } | { answer: Response }> {
-  if (!isJsonContentType(request.headers.get("content-type"))) {
-    return {
-      answer: rpcError(
-        415,
-        -32000,
-        "Unsupported Media Type: Content-Type must be application/json",
-      ),
-    };
-  }
-  const read = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
-  if (read.tooLarge) {
-    const limit = DEFAULT_MAX_REQUEST_BODY_SIZE;
-    return {
-      answer: rpcError(
-        413,
-        -32000,
-        `Payload Too Large: Request body must not exceed ${limit} bytes`,
-      ),
-    };
-  }
-  try {
-    return { body: JSON.parse(read.text) };
-  } catch {
-    return { answer: rpcError(400, -32700, "Parse error: Invalid JSON") };
-  }
-}
-
-/** Builds the handler of POST /mcp for authenticated callers. */
 export function createMcpHandler(
   deps: McpDeps,
-): (request: Request, caller: Caller, requestId?: string) => Promise<Response> {
+): (request: Request, rawKey: string | undefined, requestId?: string) => Promise<McpAnswer> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
@@ -225,9 +250,7 @@ export function createMcpHandler(
       if (!tool) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
       }
-      const called = await callTool(withContent, caller, tool, params.arguments, requestId);
-      if (called.usage) exchange.usage = called.usage;
-      return called.result;
+      return await callTool(withContent, exchange, tool, params.arguments);
     });
     return server;
   }
@@ -262,18 +285,71 @@ export function createMcpHandler(
     }
   }
 
+  /** The request's exchange: its key checked, and its tool call admitted when it is one. */
+  async function admitRequest(
+    rawKey: string | undefined,
+    body: unknown,
+    requestId?: string,
+  ): Promise<Exchange> {
+    const admitCall = (operation: Operation, existence: Existence | undefined, at: Date) =>
+      admit(deps.sql, rawKey, operation, existence, at, "mcp");
+    const exchangeOf = (caller: Caller, call?: AdmittedCall): Exchange => ({
+      caller,
+      requestId,
+      usage: caller.usage,
+      call,
+      admit: admitCall,
+      charged: false,
+    });
+    const called = toolCallOf(body);
+    const tool = called && byName.get(called.name);
+    if (tool) {
+      let prepared: Prepared | undefined;
+      try {
+        prepared = prepareOperation(
+          tool.operation,
+          withContent,
+          (schema) => parseInput(schema, called.args),
+        );
+      } catch {
+        // Bad arguments: the tool answers invalid_parameter once the key is known good.
+      }
+      if (prepared) {
+        const at = new Date();
+        const admission = await admitCall(operationOf(tool), prepared.existence, at);
+        const call = { name: tool.name, prepared, admission, at, taken: false };
+        return exchangeOf(admission.caller, call);
+      }
+    }
+    if (isProtocolOnly(body)) return exchangeOf(await recentCaller(deps.sql, rawKey));
+    return exchangeOf(await authenticate(deps.sql, rawKey));
+  }
+
   return async function handleMcp(
     request: Request,
-    caller: Caller,
+    rawKey: string | undefined,
     requestId?: string,
-  ): Promise<Response> {
-    const exchange: Exchange = { caller, requestId, usage: caller.usage };
+  ): Promise<McpAnswer> {
     const read = await readJsonBody(request);
-    const response = "answer" in read
+    // The key is checked first, whatever the body (401 and 403 are thrown from here).
+    const exchange = await admitRequest(rawKey, "body" in read ? read.body : undefined, requestId);
+    let response = "answer" in read
       ? read.answer
       : await isLegacyRequest(request, read.body)
       ? await serveLegacy(request, read.body, exchange)
       : await modern.fetch(request, { authInfo: authInfoOf(exchange), parsedBody: read.body });
+    const { call } = exchange;
+    // A call charged with the key check that no tool handler answered (the SDK refused the
+    // request before the tool ran) gives its unit back.
+    if (call && !call.taken && call.admission.charged) {
+      const { caller } = call.admission;
+      exchange.usage = usageAfterRefund(
+        caller.usage,
+        await refund(deps.sql, caller, call.at, "mcp"),
+      );
+    }
+    const problem = "body" in read ? callParamsProblem(read.body) : undefined;
+    if (problem) response = await withReadableParamsError(response, problem);
     const headers = new Headers(response.headers);
     for (
       const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(exchange.usage) })
@@ -285,6 +361,10 @@ export function createMcpHandler(
     }
     // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)
     // passes through as it comes.
-    return new Response(response.body, { status: response.status, headers });
+    return {
+      response: new Response(response.body, { status: response.status, headers }),
+      caller: exchange.caller,
+      charged: exchange.charged,
+    };
   };
 }

@@ -22,10 +22,10 @@ import {
   testApp,
   usedOf,
 } from "../helpers/app.ts";
-import type { Caller } from "../../src/accounts/admission.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createMcpHandler } from "../../src/mcp/server.ts";
+import { createContent } from "../../src/catalog/content.ts";
 import { resetAtOf } from "../../src/accounts/usage.ts";
 
 const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
@@ -631,25 +631,20 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
   }
 });
 
-Deno.test("MCP unexpected errors answer internal_error without database text", async () => {
+dbTest("MCP unexpected errors answer internal_error without database text", async (db) => {
   const secret = 'relation "secret_table" does not exist';
-  // Every statement fails as a broken query would; a thenable rather than a rejected promise,
-  // so that fragments which are built but never awaited raise nothing on their own.
+  // Every content statement fails as a broken query would; a thenable rather than a rejected
+  // promise, so that fragments which are built but never awaited raise nothing on their own.
+  // The key check and the charge run on the real database.
   const failing = { then: (_: unknown, reject: (e: Error) => void) => reject(new Error(secret)) };
   const brokenSql = (() => failing) as unknown as Sql;
+  const context = { publicBaseUrl: "https://oppintel.example" };
   const handler = createMcpHandler({
-    sql: brokenSql,
-    context: { publicBaseUrl: "https://oppintel.example" },
+    sql: db.sql,
+    context,
+    content: createContent(brokenSql, context),
   });
-  // `as`: the caller record grows fields (dataVersion) that this test does not care about.
-  const caller = {
-    keyId: 1,
-    keyPrefix: "oi_live_abcd",
-    accountId: 1,
-    plan: "pro",
-    usage: { limit: 1000, used: 0, remaining: 1000, reset_at: "2030-01-01T00:00:00Z" },
-    dataVersion: 0,
-  } as Caller;
+  const { key, accountId } = await makeKey(db.sql, "pro");
   const logged: string[] = [];
   const original = console.error;
   console.error = (...args: unknown[]) => logged.push(args.map(String).join(" "));
@@ -670,10 +665,11 @@ Deno.test("MCP unexpected errors answer internal_error without database text", a
           params: { name: "get_overview", arguments: {} },
         }),
       }),
-      caller,
+      key,
     );
-    assert.equal(res.status, 200);
-    text = await res.text();
+    assert.equal(res.response.status, 200);
+    assert.equal(res.response.headers.get("x-quota-used"), "0");
+    text = await res.response.text();
   } finally {
     console.error = original;
   }
@@ -682,4 +678,5 @@ Deno.test("MCP unexpected errors answer internal_error without database text", a
   assert.equal(body.result.structuredContent.error, "internal_error");
   assert.ok(!text.includes("secret_table"), "no database text in the answer");
   assert.ok(logged.some((l) => l.includes("secret_table") && l.includes("get_overview")));
+  assert.equal(await usedOf(db.sql, accountId), 0, "the failed call was given back");
 });

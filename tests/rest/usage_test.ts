@@ -187,3 +187,103 @@ dbTest(
     );
   },
 );
+
+dbTest(
+  "usage records: the day's counts on the counter row are filed when the day changes",
+  async (db, t) => {
+    const { key, keyId, accountId, email } = await makeKey(db.sql, "pro");
+    const second = await createApiKey(db.sql, { email, name: "b" });
+    const account = { id: accountId, plan: "pro" as const };
+    const day1 = new Date("2026-11-03T10:00:00Z");
+    const day2 = new Date("2026-11-04T00:00:01Z");
+    const now = new Date("2026-11-15T12:00:00Z");
+    const charge = (raw: string, at: Date, surface: "rest" | "mcp" = "rest") =>
+      admit(db.sql, raw, OPERATIONS.getOverview, undefined, at, surface);
+    for (let i = 0; i < 3; i++) await charge(key, day1);
+    await charge(key, day1, "mcp");
+    await charge(second.key, day1);
+    const counter = async () => {
+      const [row] = await db.sql<{ today: object; earlier: { day: string; calls: object }[] }[]>`
+        select today, earlier from usage_counters where account_id = ${accountId}`;
+      return { today: row.today, earlier: row.earlier.map((filed) => filed.calls) };
+    };
+    const report = () => readUsageReport(db.sql, account, { now });
+    const sumsUp = (r: Awaited<ReturnType<typeof report>>) => {
+      assert.equal(r.used, r.by_key.reduce((n, k) => n + k.calls, 0));
+      assert.equal(r.used, r.by_day.reduce((n, d) => n + d.calls, 0));
+      assert.equal(r.used, r.by_surface.rest + r.by_surface.mcp);
+    };
+
+    await t.step("the day's calls are on the counter row, and reported", async () => {
+      assert.deepEqual(await counter(), {
+        today: { [`${keyId}:rest`]: 3, [`${keyId}:mcp`]: 1, [`${second.id}:rest`]: 1 },
+        earlier: [],
+      });
+      const r = await report();
+      assert.equal(r.used, 5);
+      assert.deepEqual(r.by_day[2], { date: "2026-11-03", calls: 5 });
+      assert.deepEqual(r.by_surface, { rest: 4, mcp: 1 });
+      assert.deepEqual(r.by_key.map((k) => k.calls), [4, 1]);
+      sumsUp(r);
+    });
+    await t.step("the first charge of the next day files them, exactly", async () => {
+      await charge(second.key, day2, "mcp");
+      assert.deepEqual(await counter(), {
+        today: { [`${second.id}:mcp`]: 1 },
+        earlier: [{ [`${keyId}:rest`]: 3, [`${keyId}:mcp`]: 1, [`${second.id}:rest`]: 1 }],
+      });
+      const r = await report();
+      assert.equal(r.used, 6);
+      assert.deepEqual(r.by_day.slice(2, 4), [
+        { date: "2026-11-03", calls: 5 },
+        { date: "2026-11-04", calls: 1 },
+      ]);
+      assert.deepEqual(r.by_surface, { rest: 4, mcp: 2 });
+      sumsUp(r);
+    });
+    await t.step("a refund of a filed day takes the unit from its filing", async () => {
+      const caller = { keyId, accountId } as Parameters<typeof refund>[1];
+      assert.equal(await refund(db.sql, caller, day1), 5);
+      const r = await report();
+      assert.deepEqual(r.by_day.slice(2, 4), [
+        { date: "2026-11-03", calls: 4 },
+        { date: "2026-11-04", calls: 1 },
+      ]);
+      sumsUp(r);
+    });
+    await t.step("a refund of today takes the unit from today's counts", async () => {
+      const caller = { keyId: second.id, accountId } as Parameters<typeof refund>[1];
+      assert.equal(await refund(db.sql, caller, day2, "mcp"), 4);
+      const r = await report();
+      assert.deepEqual(r.by_day[3], { date: "2026-11-04", calls: 0 });
+      assert.deepEqual(r.by_surface, { rest: 3, mcp: 1 });
+      sumsUp(r);
+    });
+    await t.step(
+      "a clock behind by a day (another instance) is still counted exactly",
+      async () => {
+        await charge(key, day1);
+        await charge(key, day2);
+        const r = await report();
+        assert.equal(r.used, 6);
+        assert.deepEqual(r.by_day.slice(2, 4), [
+          { date: "2026-11-03", calls: 5 },
+          { date: "2026-11-04", calls: 1 },
+        ]);
+        assert.equal((await counter()).earlier.length, 3, "day 1 was filed twice, day 2 once");
+        sumsUp(r);
+      },
+    );
+    await t.step("records of usage_daily (before sql/0007) count and refund too", async () => {
+      await db.sql`
+        insert into usage_daily (account_id, key_id, surface, day, calls)
+        values (${accountId}, ${keyId}, 'rest', '2026-11-02', 2)`;
+      await db.sql`update usage_counters set used = used + 2 where account_id = ${accountId}`;
+      const caller = { keyId, accountId } as Parameters<typeof refund>[1];
+      assert.equal(await refund(db.sql, caller, new Date("2026-11-02T08:00:00Z")), 7);
+      const r = await report();
+      assert.deepEqual(r.by_day[1], { date: "2026-11-02", calls: 1 });
+      sumsUp(r);
+    });
+  },
+);

@@ -1,0 +1,94 @@
+/**
+ * MCP tool results carry byte for byte the JSON its REST twin answers, on both protocol eras
+ * (issue 19): the text block of a result is the REST body, and structuredContent parses to it.
+ */
+import assert from "node:assert/strict";
+import { dbTest } from "../helpers/db.ts";
+import { loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+
+const MODERN = "2026-07-28";
+
+/** One tools/call as a stateless 2025 client or a 2026-07-28 client sends it. */
+async function callTool(
+  app: TestApp,
+  key: string,
+  era: "2025" | "2026",
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; structured: unknown; isError?: boolean }> {
+  const modern = era === "2026";
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "same-bytes", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const res = await app.handler(
+    new Request("http://oppintel.test/mcp/", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "X-API-Key": key,
+        "Mcp-Protocol-Version": modern ? MODERN : "2025-11-25",
+        ...(modern ? { "Mcp-Method": "tools/call", "Mcp-Name": name } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
+      }),
+    }),
+  );
+  assert.equal(res.status, 200);
+  const { result } = await res.json();
+  assert.equal(result.content.length, 1);
+  return {
+    text: result.content[0].text,
+    structured: result.structuredContent,
+    isError: result.isError,
+  };
+}
+
+dbTest("MCP results are byte for byte their REST twins' answers, on both eras", async (db, t) => {
+  const app = testApp(db);
+  const opp = await loadFixture(db.sql);
+  const [theme] = await db.sql<{ id: number }[]>`select id from themes order by id limit 1`;
+  const [post] = await db.sql<{ slug: string }[]>`
+    select slug from blog_posts where published_at <= now() order by slug limit 1`;
+  const { key, accountId } = await makeKey(db.sql, "business");
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["get_overview", {}, "/api/v1/overview"],
+    ["get_opportunity", { id: opp["opp-1"] }, `/api/v1/opportunities/${opp["opp-1"]}`],
+    ["query_opportunities", {}, "/api/v1/opportunities"],
+    [
+      "query_opportunities",
+      { platform: "reddit", min_score: 10, sort: "newest", page_size: 2 },
+      "/api/v1/opportunities?platform=reddit&min_score=10&sort=newest&page_size=2",
+    ],
+    ["query_opportunities", { q: "invoice" }, "/api/v1/opportunities?q=invoice"],
+    ["list_trending_themes", {}, "/api/v1/themes/trending"],
+    ["get_theme", { id: theme.id }, `/api/v1/themes/${theme.id}`],
+    ["list_blog_posts", {}, "/api/v1/blog"],
+    ["get_blog_post", { slug: post.slug }, `/api/v1/blog/${post.slug}`],
+    ["get_usage", {}, "/api/v1/usage"],
+  ];
+  let charged = 0;
+  for (const [name, args, path] of cases) {
+    await t.step(`${name} ${JSON.stringify(args)}`, async () => {
+      const rest = await app.get(path, key);
+      assert.equal(rest.status, 200);
+      const restText = await rest.text();
+      // Charged calls change the usage report: it is compared with no charge in between.
+      const free = name === "get_usage";
+      for (const era of ["2025", "2026"] as const) {
+        const mcp = await callTool(app, key, era, name, args);
+        assert.equal(mcp.isError, undefined, mcp.text);
+        assert.equal(mcp.text, restText, `${era}: the same bytes`);
+        assert.deepEqual(mcp.structured, JSON.parse(restText));
+      }
+      charged += free || name.startsWith("list_blog") || name.startsWith("get_blog") ? 0 : 3;
+      assert.equal(await usedOf(db.sql, accountId), charged);
+    });
+  }
+});
