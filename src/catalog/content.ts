@@ -70,29 +70,30 @@ export function createContent(
           cached(
             version,
             keyOf("opportunities:count", filter),
-            () =>
-              query.q?.trim()
-                ? searches.run(() => countOpportunities(sql, query, context))
-                : countOpportunities(sql, query, context),
+            () => countOpportunities(sql, query, context),
           );
         const page = (total?: number) =>
           cached(
             version,
             keyOf("opportunities:page", query),
             () =>
-              total === undefined
-                ? listOpportunityPage(sql, query)
-                : searches.run(() =>
-                  listOpportunityPage(sql, query, { total, forcePlans: context.forcePlans })
-                ),
+              listOpportunityPage(
+                sql,
+                query,
+                total === undefined ? undefined : { total, forcePlans: context.forcePlans },
+              ),
           );
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
           return { items, total, page: query.page, page_size: query.page_size };
         }
-        const total = await count();
-        const items = await page(total);
-        return { items, total, page: query.page, page_size: query.page_size };
+        // One turn of the gate for the count and the page together: a turn each would send
+        // every page to the back of the queue behind the counts that arrived after it.
+        return await searches.run(async () => {
+          const total = await count();
+          const items = await page(total);
+          return { items, total, page: query.page, page_size: query.page_size };
+        });
       }),
     getOpportunity: (version, id) =>
       cached(version, `opportunity:${id}`, () => getOpportunity(sql, id, context)),

@@ -117,8 +117,11 @@ async function withPlan<T>(
 ): Promise<T> {
   if (!force) return await work(sql);
   return await sql.begin(async (tx) => {
+    // Parallel workers off too: they only help on an idle server, and take the cores that the
+    // other searches of a busy one are waiting for.
     const off = plan === "bitmap" ? "enable_indexscan" : "enable_bitmapscan";
-    await tx`select set_config('enable_seqscan', 'off', true), set_config(${off}, 'off', true)`;
+    await tx`select set_config('enable_seqscan', 'off', true), set_config(${off}, 'off', true),
+      set_config('max_parallel_workers_per_gather', '0', true)`;
     return await work(tx as unknown as Sql);
   }) as T;
 }
