@@ -1,7 +1,7 @@
 /**
- * The JSON-RPC messages of the MCP endpoint as plain data, before the SDK sees them: the body read
- * and parsed once, which message a body is (a tools/call, or a protocol message that reads no data),
- * and the readable wording of a malformed tools/call's params.
+ * The JSON-RPC messages of POST /mcp as the handler (server.ts) sees them before the SDK does:
+ * the body read once, what kind of message it is, and the readable -32602 of a malformed
+ * tools/call.
  */
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -69,7 +69,7 @@ export async function withReadableParamsError(
   return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
 }
 
-export function rpcError(status: number, code: number, message: string): Response {
+function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
