@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { loadFixture, makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 
 const MODERN = "2026-07-28";
 
@@ -22,23 +22,18 @@ async function callTool(
     "io.modelcontextprotocol/clientInfo": { name: "same-bytes", version: "0" },
     "io.modelcontextprotocol/clientCapabilities": {},
   };
-  const res = await app.handler(
-    new Request("http://oppintel.test/mcp/", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "X-API-Key": key,
-        "Mcp-Protocol-Version": modern ? MODERN : "2025-11-25",
-        ...(modern ? { "Mcp-Method": "tools/call", "Mcp-Name": name } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
-      }),
-    }),
+  const res = await mcpPost(
+    app,
+    key,
+    {
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
+    },
+    {
+      "Mcp-Protocol-Version": modern ? MODERN : "2025-11-25",
+      ...(modern ? { "Mcp-Method": "tools/call", "Mcp-Name": name } : {}),
+    },
   );
   assert.equal(res.status, 200);
   const { result } = await res.json();
