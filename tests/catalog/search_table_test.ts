@@ -77,7 +77,9 @@ dbTest("every plan of a keyword search page finds the same page", async (db) => 
     select c.slug as category from categories c join themes t on t.category_id = c.id
     join opportunities o on o.theme_id = t.id group by 1 order by count(*) desc limit 1`;
   const cases: Record<string, string | number | boolean>[] = [];
-  for (const q of ["the", "ai", "app", '"browser extension"', "a -the", "tool OR crm"]) {
+  for (
+    const q of ["the", "ai", "app", '"browser extension"', "a -the", "tool OR crm", "c++", "--"]
+  ) {
     const extras: Record<string, string | number>[] = [{}, { platform }, { category }, {
       min_score: 70,
     }];
@@ -100,6 +102,11 @@ dbTest("every plan of a keyword search page finds the same page", async (db) => 
       plans.map(async (plan) => (await findPage(sql, query, plan, force)).map((item) => item.id)),
     );
     if (first.length > 0) nonEmpty++;
+    assert.equal(
+      await countOpportunities(sql, query, { forcePlans: force }),
+      await countOpportunities(sql, query),
+      `the count in opportunity_search against opportunities: ${JSON.stringify(params)}`,
+    );
     for (const [i, ids] of others.entries()) {
       assert.deepEqual(ids, first, `${plans[i + 1]} against planner: ${JSON.stringify(params)}`);
     }
