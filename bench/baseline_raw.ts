@@ -5,6 +5,8 @@
  *
  * Routes: GET /list (the default list page), GET /list-filtered?platform=P&min_score=N
  * &recommendation=R (the same page query with those filters, as the service writes them),
+ * GET /list-random?[platform][&min_score][&recommendation][&sort=newest]&page=N (the page query
+ * of the random-filters scenario, offset included),
  * GET /detail/ID, GET / (ready check). Environment: DATABASE_URL, PORT.
  */
 import postgres from "postgres";
@@ -36,6 +38,26 @@ function filteredPage(search: URLSearchParams) {
     order by o.score desc, o.created_at desc, o.id desc limit 20`;
 }
 
+/** The service's page query for platform, min_score, recommendation, sort and page (no count). */
+function randomPage(search: URLSearchParams) {
+  const platform = search.get("platform");
+  const minScore = Number(search.get("min_score") ?? 0);
+  const recommendation = search.get("recommendation");
+  const page = Number(search.get("page") ?? 1);
+  return sql`
+    select ${COLUMNS} from opportunities o
+    where o.is_online_deliverable
+      ${platform ? sql`and lower(o.platform) = lower(${platform})` : sql``}
+      ${minScore > 0 ? sql`and o.score >= ${minScore}` : sql``}
+      ${recommendation ? sql`and o.recommendation = ${recommendation}` : sql``}
+    ${
+    search.get("sort") === "newest"
+      ? sql`order by o.created_at desc, o.id desc`
+      : sql`order by o.score desc, o.created_at desc, o.id desc`
+  }
+    limit 20 offset ${(page - 1) * 20}`;
+}
+
 async function detail(id: number): Promise<Response> {
   const [row] = await sql`select * from opportunities where id = ${id}`;
   return row ? Response.json(row) : Response.json({ error: "not_found" }, { status: 404 });
@@ -46,6 +68,7 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, async (request) 
   const url = new URL(request.url);
   if (url.pathname === "/list") return Response.json(await listPage());
   if (url.pathname === "/list-filtered") return Response.json(await filteredPage(url.searchParams));
+  if (url.pathname === "/list-random") return Response.json(await randomPage(url.searchParams));
   if (url.pathname.startsWith("/detail/")) return detail(Number(url.pathname.slice(8)));
   if (url.pathname === "/") return new Response("ok");
   return new Response("not found", { status: 404 });

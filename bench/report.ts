@@ -144,6 +144,7 @@ const BASELINE: Record<string, string> = {
   list: "raw_list",
   list_filtered: "raw_filtered",
   detail: "raw_detail",
+  list_random: "raw_random",
   list_q_common: "raw_list",
   list_q_rare: "raw_list",
   mcp_query: "list_ref",
@@ -174,6 +175,26 @@ function ratioTarget(
     measured: `${f2(ratio)}x (${f0(s.rps)} / ${f0(b.rps)} req/s)`,
     required: `>= ${min}x`,
     result: s.bad + b.bad > 0 ? "INVALID" : ratio >= min ? "PASS" : "MISS",
+  };
+}
+
+/** A p99 at most `max` times its baseline's p99 under the same load, with no bad answer. */
+function p99Target(
+  name: string,
+  summaries: Map<string, Summary>,
+  id: string,
+  baseline: string,
+  max: number,
+): TargetRow {
+  const s = summaries.get(id);
+  const b = summaries.get(baseline);
+  if (!s || !b) return { name, measured: "-", required: `<= ${max}x`, result: "NOT MEASURED" };
+  const ratio = s.p99 / Math.max(b.p99, 1);
+  return {
+    name,
+    measured: `${f2(ratio)}x (${f1(s.p99)} / ${f1(b.p99)} ms), ${s.bad} bad answers`,
+    required: `<= ${max}x, none bad`,
+    result: ratio <= max && s.bad + b.bad === 0 ? "PASS" : "MISS",
   };
 }
 
@@ -216,6 +237,13 @@ export function targets(r: Results): TargetRow[] {
       0.8,
     ),
     ratioTarget("Detail vs raw single-row select", s, "detail", "raw_detail", 0.8),
+    p99Target(
+      "Random filters and pages, p99 vs the raw page query's p99 (issue 19)",
+      s,
+      "list_random",
+      "raw_random",
+      5,
+    ),
     ratioTarget("MCP query_opportunities vs REST list", s, "mcp_query", "list_ref", 0.5),
     maxTarget(`q rare word (${w?.rare}) p95, single client`, rare?.p95, 25, "ms", failed(rare)),
     maxTarget(

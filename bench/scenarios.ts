@@ -25,6 +25,43 @@ export interface Words {
 /** The filter of the filtered-list scenario, sent to the service and the raw baseline alike. */
 export const FILTER = "platform=reddit&min_score=70&recommendation=Build";
 
+/**
+ * Random filters and pages (issue 19: cache misses under load): `n` query strings drawn with a
+ * fixed seed from platform, min_score, recommendation, sort and page, sent to the service and to
+ * the raw baseline's page query alike. Most requests miss the service's cache, and its count
+ * (cached per filter) is computed while the load runs.
+ */
+export function randomFilters(n = 2000): string[] {
+  let state = 19;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)];
+  const platforms = [
+    undefined,
+    "reddit",
+    "hackernews",
+    "producthunt",
+    "stackexchange",
+    "indiehackers",
+  ];
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const params = new URLSearchParams();
+    const platform = pick(platforms);
+    if (platform) params.set("platform", platform);
+    if (next() < 0.7) params.set("min_score", String(Math.floor(next() * 19) * 5));
+    const recommendation = pick([undefined, "Build", "Validate", "Skip"]);
+    if (recommendation) params.set("recommendation", recommendation);
+    if (next() < 0.3) params.set("sort", "newest");
+    // Mostly early pages, as people page; now and then a deep one.
+    params.set(
+      "page",
+      String(next() < 0.9 ? 1 + Math.floor(next() * 5) : 1 + Math.floor(next() * 50)),
+    );
+    out.push(params.toString());
+  }
+  return out;
+}
+
 const MCP_HEADERS = {
   "content-type": "application/json",
   "accept": "application/json, text/event-stream",
@@ -46,6 +83,7 @@ export function scenarios(
   idRange: [number, number],
 ): Record<string, Scenario> {
   const pro = { keys: [keys.pro] };
+  const random = randomFilters();
   const list: Scenario[] = [
     { id: "static", title: "static JSON", target: "static", spec: { path: "/" } },
     {
@@ -78,6 +116,22 @@ export function scenarios(
       title: `list, q=${words.rare} (rare)`,
       target: "service",
       spec: { path: `/api/v1/opportunities?q=${words.rare}`, ...pro },
+    },
+    {
+      id: "list_random",
+      title: "list, random filters and pages (2,000 combinations)",
+      target: "service",
+      spec: {
+        path: "/api/v1/opportunities",
+        paths: random.map((q) => `/api/v1/opportunities?${q}`),
+        ...pro,
+      },
+    },
+    {
+      id: "raw_random",
+      title: "raw page query, same random filters and pages",
+      target: "raw",
+      spec: { path: "/list-random", paths: random.map((q) => `/list-random?${q}`) },
     },
     {
       id: "detail",
@@ -157,6 +211,7 @@ export const PLAN: string[] = [
   "static",
   ...["list", "raw_list", "list", "raw_list"],
   ...["list_filtered", "raw_filtered", "list_filtered", "raw_filtered"],
+  ...["list_random", "raw_random", "list_random", "raw_random"],
   ...["detail", "raw_detail", "detail", "raw_detail"],
   "list_q_common",
   "list_q_rare",

@@ -65,7 +65,8 @@ export function createContent(
       // filter too, so paging through a result counts it once. With q the total comes first:
       // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
-        const { page: _page, page_size: _size, ...filter } = query;
+        // The count depends on the filters only: not on the page, its size or the order.
+        const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
         const count = () =>
           cached(
             version,
