@@ -31,7 +31,7 @@ export const FILTER = "platform=reddit&min_score=70&recommendation=Build";
  * the raw baseline's page query alike. Most requests miss the service's cache, and its count
  * (cached per filter) is computed while the load runs.
  */
-export function randomFilters(n = 2000): string[] {
+export function randomFilters(n = 1000): string[] {
   let state = 19;
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)];
@@ -119,7 +119,7 @@ export function scenarios(
     },
     {
       id: "list_random",
-      title: "list, random filters and pages (2,000 combinations)",
+      title: "list, random filters and pages (1,000 combinations)",
       target: "service",
       spec: {
         path: "/api/v1/opportunities",
