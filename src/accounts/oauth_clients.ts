@@ -84,6 +84,11 @@ export function redirectUriProblem(text: unknown): string | undefined {
   if (url.username || url.password) return "must not contain user information";
   const scheme = url.protocol;
   if (FORBIDDEN_SCHEMES.has(scheme)) return `must not use the ${scheme} scheme`;
+  // A host name of letters, digits, dots and dashes (IDNs arrive as xn--), or an IP literal:
+  // the URL parser lets ";" or "*" through, which must never reach a CSP or a page.
+  if (url.hostname && !/^([a-z0-9-]+\.)*[a-z0-9-]+\.?$|^\[[0-9a-f:.]+\]$/i.test(url.hostname)) {
+    return "must have a valid host name";
+  }
   if (scheme === "https:") return url.hostname ? undefined : "must name a host";
   if (scheme === "http:") {
     return isLoopbackHost(url.hostname)

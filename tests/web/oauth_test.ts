@@ -4,6 +4,7 @@
  * the issue, each checked to answer its RFC error and to leave no state behind.
  */
 import assert from "node:assert/strict";
+import { HtmlValidate } from "html-validate";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture } from "../helpers/app.ts";
 import { csrfIn, webTestApp } from "../helpers/web.ts";
@@ -201,6 +202,34 @@ dbTest(
         const moved = await exchange(code, verifier, { redirect_uri: "http://127.0.0.1:7777/x" });
         assert.equal(moved.body.error, "invalid_grant");
         assert.equal((await exchange(code, verifier)).status, 200);
+      },
+    );
+
+    await t.step(
+      "a client ID metadata document that cannot be trusted is shown, not used",
+      async () => {
+        const before = await counts(db.sql);
+        for (
+          const id of [
+            "http://127.0.0.1:9/client.json", // not https (no development setting here)
+            "https://127.0.0.1:9/client.json", // loopback
+            "https://10.1.2.3/client.json", // private
+          ]
+        ) {
+          const params = authorizeParams(id, (await pkcePair()).challenge);
+          const res = await browser.request(`/oauth/authorize?${params}`);
+          assert.equal(res.status, 400, id);
+          assert.equal(res.headers.get("location"), null);
+          assert.match((await res.json()).error_description, /metadata document/);
+          const token = await tokenRequest(app, {
+            grant_type: "refresh_token",
+            refresh_token: "x",
+            client_id: id,
+          });
+          assert.equal(token.status, 401);
+          assert.equal(token.body.error, "invalid_client");
+        }
+        assert.deepEqual(await counts(db.sql), before);
       },
     );
 
@@ -413,6 +442,27 @@ dbTest(
       assert.equal(used.response.headers.get("location"), "/account");
     });
 
+    await t.step("the sign-in, consent and dashboard pages are valid HTML", async () => {
+      const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+      const problems = async (page: string) => {
+        const report = await validator.validateString(page);
+        return report.results.flatMap((r) =>
+          r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`)
+        );
+      };
+      await connectApp(app, browser, "Valid & <odd> name");
+      assert.deepEqual(
+        await problems((await browser.get(`/account/authorize?${params}`)).text),
+        [],
+      );
+      assert.deepEqual(await problems((await browser.get("/account")).text), []);
+      const anonymous = new Browser(app, "192.0.2.80");
+      assert.deepEqual(
+        await problems((await anonymous.get(`/account/authorize?${params}`)).text),
+        [],
+      );
+    });
+
     await t.step("Revoke needs the CSRF token; then the grant's tokens answer 401", async () => {
       const { access } = await connectApp(app, browser, "Revoke me");
       assert.equal((await mcpBearer(app, access, { id: 1, method: "ping" })).status, 200);
@@ -482,6 +532,7 @@ dbTest(
       [{ redirect_uris: ["https://app.example/cb#frag"] }, "invalid_redirect_uri"],
       [{ redirect_uris: ["https://user:pw@app.example/cb"] }, "invalid_redirect_uri"],
       [{ redirect_uris: ["relative/path"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["https://a.example;script-src*/cb"] }, "invalid_redirect_uri"],
       [
         { redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" },
         "invalid_client_metadata",
