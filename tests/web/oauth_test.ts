@@ -93,6 +93,22 @@ dbTest("OAuth: a whole sign-in, tokens on MCP and REST with the same quota", asy
     assert.match(text, /127\.0\.0\.1:7777/);
   });
 
+  await t.step("an expired access token: 401 invalid_token, on MCP and REST", async () => {
+    await db.sql`update oauth_tokens set expires_at = now() - interval '1 second'
+      where kind = 'access'`;
+    const res = await mcpBearer(app, access, { id: 1, method: "tools/list", params: {} });
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer error="invalid_token"/);
+    await res.body?.cancel();
+    const rest = await app.handler(
+      new Request(`${app.base}/api/v1/overview`, {
+        headers: { Authorization: `Bearer ${access}` },
+      }),
+    );
+    assert.equal(rest.status, 401);
+    assert.equal((await rest.json()).error, "invalid_token");
+  });
+
   await t.step("refresh rotates; the old refresh token used again revokes the grant", async () => {
     const first = await tokenRequest(app, {
       grant_type: "refresh_token",
