@@ -96,6 +96,7 @@ export function buildHandler(
       write(entry);
     },
     mcp: createMcpHandler({ sql: db.sql, context, content, watches }),
+    publicBaseUrl: config.publicBaseUrl,
     web: createWebHandler({
       sql: db.sql,
       context,
@@ -104,6 +105,7 @@ export function buildHandler(
       watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
+      oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
     bodyTimeoutMs: config.bodyTimeoutMs,

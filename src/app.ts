@@ -31,6 +31,11 @@ export interface AppDeps {
   metrics?: (request: Request) => Promise<Response>;
   /** The watch operations; without them /api/v1/watches is an unknown path. */
   watches?: WatchService;
+  /**
+   * The public base URL: with it, a 401 of /mcp carries the OAuth challenge pointing to the
+   * protected resource metadata (WWW-Authenticate, RFC 9728).
+   */
+  publicBaseUrl?: string;
   /** How long a request body may take to arrive before a 408 (platform/body.ts; 10 s). */
   bodyTimeoutMs?: number;
 }
@@ -41,7 +46,9 @@ export function createApp(
 ): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const log = deps.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const rest = createRestHandler(deps);
-  const mcp = deps.mcp ? createMcpEndpoint({ serve: deps.mcp }) : undefined;
+  const mcp = deps.mcp
+    ? createMcpEndpoint({ serve: deps.mcp, publicBaseUrl: deps.publicBaseUrl })
+    : undefined;
 
   async function route(
     request: Request,
@@ -83,7 +90,11 @@ export function createApp(
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       // A body refused before routing (408, 413) is still answered in the surface's own shape.
-      outcome = { response: isMcp && mcp ? mcpErrorResponse(error) : errorResponse(error) };
+      outcome = {
+        response: isMcp && mcp
+          ? mcpErrorResponse(error, undefined, deps.publicBaseUrl)
+          : errorResponse(error),
+      };
     }
     const { response, caller } = outcome;
     log({

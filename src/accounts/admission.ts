@@ -7,12 +7,19 @@ import type { Sql } from "../db/open.ts";
 import { bearerToken } from "../platform/crypto.ts";
 import {
   InvalidApiKeyError,
+  InvalidTokenError,
   KeyRevokedError,
   MissingApiKeyError,
   PlanRequiredError,
   QuotaExceededError,
 } from "../platform/errors.ts";
-import { hashApiKey, isWellFormedKey } from "./keys.ts";
+import {
+  ACCESS_TOKEN_PREFIX,
+  hashApiKey,
+  isAccessTokenShaped,
+  isWellFormedKey,
+  isWellFormedSecret,
+} from "./keys.ts";
 import type postgres from "postgres";
 import { dayOf, periodOf, refundQuota, type Surface, usageState } from "./usage.ts";
 import { type Plan, PLAN_LIMITS, PLAN_RANK, type UsageState } from "../platform/plans.ts";
@@ -70,13 +77,11 @@ export async function authenticate(
 ): Promise<Caller> {
   const hash = await keyDigest(rawKey);
   const [row]: [(KeyRow & { used: number })?] = await sql`
-    select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
-      coalesce(u.used, 0) as used, (select version::float8 from data_version) as data_version
-    from api_keys k
-    join accounts a on a.id = k.account_id
-    left join usage_counters u on u.account_id = a.id and u.period = ${periodOf(now)}
-    where k.key_hash = ${hash}`;
-  if (!row) throw new InvalidApiKeyError();
+    select c.*, coalesce(u.used, 0) as used,
+      (select version::float8 from data_version) as data_version
+    from (${credentialRows(sql, rawKey!, hash, now)}) c
+    left join usage_counters u on u.account_id = c.account_id and u.period = ${periodOf(now)}`;
+  if (!row) throw unknownCredential(rawKey!);
   return remember(hash, callerOf(sql, row, row.used, now), now);
 }
 
@@ -106,7 +111,8 @@ export async function recentCaller(
   now: Date = new Date(),
 ): Promise<Caller> {
   const seen = recent.get(await keyDigest(rawKey));
-  if (seen && now.getTime() - seen.at < RECENT_MS) return seen.caller;
+  // An OAuth access token is always looked up: revoking its grant stops it at once everywhere.
+  if (seen && now.getTime() - seen.at < RECENT_MS && seen.caller.keyId > 0) return seen.caller;
   return await authenticate(sql, rawKey, now);
 }
 
@@ -125,7 +131,9 @@ async function keyDigest(rawKey: string | undefined): Promise<string> {
   if (!rawKey) throw new MissingApiKeyError();
   const known = digests.get(rawKey);
   if (known) return known;
-  if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
+  if (isAccessTokenShaped(rawKey)) {
+    if (!isWellFormedSecret(rawKey, ACCESS_TOKEN_PREFIX)) throw new InvalidTokenError();
+  } else if (!isWellFormedKey(rawKey)) throw new InvalidApiKeyError();
   const digest = await hashApiKey(rawKey);
   if (digests.size >= DIGESTS_MAX) digests.delete(digests.keys().next().value!);
   digests.set(rawKey, digest);
@@ -161,11 +169,20 @@ function touchKey(sql: Sql, keyId: number, lastUsed: Date | null, now: Date): vo
   const known = Math.max(lastUsed?.getTime() ?? 0, lastUsedWrites.get(keyId) ?? 0);
   if (now.getTime() - known < LAST_USED_INTERVAL_MS) return;
   lastUsedWrites.set(keyId, now.getTime());
-  // Off the request path: a failed refresh of last_used_at must never fail the call.
-  sql`
-    update api_keys set last_used_at = ${now}
-    where id = ${keyId} and (last_used_at is null or last_used_at < ${now})`
-    .catch(() => lastUsedWrites.delete(keyId));
+  // Off the request path: a failed refresh of last_used_at must never fail the call. A negative
+  // id is an OAuth grant (oauthTokenRows); its client counts as used too (30-day expiry).
+  const write = keyId > 0
+    ? sql`
+      update api_keys set last_used_at = ${now}
+      where id = ${keyId} and (last_used_at is null or last_used_at < ${now})`
+    : sql`
+      with g as (
+        update oauth_grants set last_used_at = ${now}
+        where id = ${-keyId} and (last_used_at is null or last_used_at < ${now})
+        returning client_id
+      )
+      update oauth_clients set last_used_at = ${now} where client_id in (select client_id from g)`;
+  write.catch(() => lastUsedWrites.delete(keyId));
 }
 
 /** What must exist for a call to succeed: checked in the admission statement, before charging. */
@@ -203,6 +220,34 @@ function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
 }
 
 /**
+ * The rows of an OAuth access token: the grant it belongs to (as a negative key id, so that its
+ * calls are counted under the grant in the usage records and never collide with a key), its
+ * account and plan. Only a live token of a grant that is not revoked has a row: anything else is
+ * 401 invalid_token, never 403 (a revoked grant is the end of the sign-in, not a key to switch on
+ * again).
+ */
+function oauthTokenRows(sql: Sql, hash: string, now: Date): postgres.Fragment {
+  return sql`
+    select -g.id as key_id, 'oauth:' || g.id as prefix, null::text as revoked_by,
+      g.last_used_at, a.id as account_id, a.plan
+    from oauth_tokens t
+    join oauth_grants g on g.id = t.grant_id
+    join accounts a on a.id = g.account_id
+    where t.token_hash = ${hash} and t.kind = 'access' and t.expires_at > ${now}
+      and g.revoked_at is null`;
+}
+
+/** The credential rows of a raw key or access token (keyDigest has checked its shape). */
+function credentialRows(sql: Sql, raw: string, hash: string, now: Date): postgres.Fragment {
+  return isAccessTokenShaped(raw) ? oauthTokenRows(sql, hash, now) : apiKeyRows(sql, hash);
+}
+
+/** The 401 of a credential that has no row. */
+function unknownCredential(raw: string): Error {
+  return isAccessTokenShaped(raw) ? new InvalidTokenError() : new InvalidApiKeyError();
+}
+
+/**
  * Admits a call in ONE statement, for either surface: finds the key, checks the plan and what
  * must exist, charges the quota when all of that holds and the operation costs something,
  * records the charged call for its key, surface and UTC day, and reads the data version. Throws
@@ -231,7 +276,7 @@ export async function admit(
     with k as (
       select c.*, ${existence?.check ?? sql`true`} as found,
         c.key_id::text || ${":" + surface} as slot
-      from (${apiKeyRows(sql, hash)}) c
+      from (${credentialRows(sql, rawKey!, hash, now)}) c
     ),
     charged as (
       insert into usage_counters as u (account_id, period, used, day, today)
@@ -256,7 +301,7 @@ export async function admit(
         where account_id = k.account_id and period = ${period}), 0) as used,
       (select version::float8 from data_version) as data_version
     from k`;
-  if (!row) throw new InvalidApiKeyError();
+  if (!row) throw unknownCredential(rawKey!);
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
     return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };

@@ -75,3 +75,29 @@ export function hashApiKey(raw: string): Promise<string> {
 export function displayPrefix(raw: string): string {
   return raw.slice(0, 12);
 }
+
+/** Prefixes of the OAuth secrets (src/accounts/oauth_flow.ts): access and refresh tokens, codes. */
+export const ACCESS_TOKEN_PREFIX = "oi_at_";
+export const REFRESH_TOKEN_PREFIX = "oi_rt_";
+export const CODE_PREFIX = "oi_ac_";
+
+/** Makes a new OAuth secret: `prefix` + 44 random base62 characters + a 6-character checksum. */
+export function generateSecret(prefix: string): string {
+  const body = prefix + randomBase62(RANDOM_LENGTH);
+  return body + checksum(body);
+}
+
+/** True when `raw` is a well-formed secret of `prefix` (format and checksum, no database). */
+export function isWellFormedSecret(raw: string, prefix: string): boolean {
+  if (!raw.startsWith(prefix) || raw.length !== prefix.length + RANDOM_LENGTH + CHECKSUM_LENGTH) {
+    return false;
+  }
+  const rest = raw.slice(prefix.length);
+  if (!/^[0-9A-Za-z]+$/.test(rest)) return false;
+  return checksum(raw.slice(0, -CHECKSUM_LENGTH)) === raw.slice(-CHECKSUM_LENGTH);
+}
+
+/** True when `raw` looks like an OAuth access token (its prefix), well-formed or not. */
+export function isAccessTokenShaped(raw: string): boolean {
+  return raw.startsWith(ACCESS_TOKEN_PREFIX);
+}

@@ -103,9 +103,13 @@ export async function hitRateLimit(
   return row !== undefined;
 }
 
-/** Deletes expired tokens and sessions and past rate-limit windows. */
+/** Deletes expired tokens, sessions, OAuth codes and tokens, and past rate-limit windows. */
 export async function cleanUp(sql: Sql): Promise<void> {
   await sql`delete from web_tokens where expires_at < now() - interval '1 day'`;
   await sql`delete from web_sessions where expires_at < now()`;
   await sql`delete from web_rate_limits where window_start < now() - interval '1 day'`;
+  // OAuth codes and tokens past their lifetime (a used refresh token is kept until it expires, so
+  // that its reuse is recognised and revokes its grant).
+  await sql`delete from oauth_codes where expires_at < now() - interval '1 day'`;
+  await sql`delete from oauth_tokens where expires_at < now() - interval '1 day'`;
 }

@@ -43,15 +43,30 @@ export async function readUsageReport(
       select used from usage_counters where account_id = ${account.id} and period = ${period}`,
     // Every key that could be used in the month, and any key that was.
     sql<{ prefix: string; name: string; calls: number; revoked: boolean }[]>`
-      select k.prefix, k.name, coalesce(sum(d.calls), 0)::int as calls,
-        k.revoked_at is not null as revoked
-      from api_keys k
-      left join usage_records d on d.account_id = k.account_id and d.key_id = k.id
-        and d.day >= ${period} and d.day < ${periodOf(end)}
-      where k.account_id = ${account.id} and (d.calls > 0
-        or (k.created_at < ${end} and (k.revoked_at is null or k.revoked_at >= ${start})))
-      group by k.id
-      order by calls desc, k.id`,
+      select prefix, name, calls, revoked from (
+        select k.prefix, k.name, coalesce(sum(d.calls), 0)::int as calls,
+          k.revoked_at is not null as revoked, 0 as kind, k.id
+        from api_keys k
+        left join usage_records d on d.account_id = k.account_id and d.key_id = k.id
+          and d.day >= ${period} and d.day < ${periodOf(end)}
+        where k.account_id = ${account.id} and (d.calls > 0
+          or (k.created_at < ${end} and (k.revoked_at is null or k.revoked_at >= ${start})))
+        group by k.id
+        union all
+        -- Apps connected through OAuth: their calls are recorded under the grant's negative id
+        -- (src/accounts/admission.ts), shown under the app's name; a grant that never got a token
+        -- is left out.
+        select 'oauth:' || g.id, g.client_name, coalesce(sum(d.calls), 0)::int,
+          g.revoked_at is not null, 1, g.id
+        from oauth_grants g
+        left join usage_records d on d.account_id = g.account_id and d.key_id = -g.id
+          and d.day >= ${period} and d.day < ${periodOf(end)}
+        where g.account_id = ${account.id} and (d.calls > 0
+          or (g.last_used_at is not null and g.created_at < ${end}
+            and (g.revoked_at is null or g.revoked_at >= ${start})))
+        group by g.id
+      ) entries
+      order by calls desc, kind, id`,
     sql<{ day: string; surface: "rest" | "mcp"; calls: number }[]>`
       select to_char(day, 'YYYY-MM-DD') as day, surface, sum(calls)::int as calls
       from usage_records

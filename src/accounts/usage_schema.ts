@@ -22,11 +22,16 @@ export const UsageReportSchema = z.object({
   remaining: z.number().int().describe("limit - used, never below 0"),
   reset_at: z.string().describe("When the month's quota resets (00:00 UTC on the next 1st)"),
   by_key: z.array(z.object({
-    prefix: z.string().describe("The key's public 12-character prefix"),
+    prefix: z.string().describe(
+      "The key's public 12-character prefix, or oauth:<grant id> for an app connected by OAuth",
+    ),
     name: z.string(),
     calls: z.number().int(),
     revoked: z.boolean(),
-  })).describe("Charged calls per key, most first; keys usable in the month, with 0 too"),
+  })).describe(
+    "Charged calls per key and per connected app (name = the app's name), most first; keys " +
+      "usable in the month, with 0 too",
+  ),
   by_day: z.array(z.object({
     date: z.string().describe("UTC day, YYYY-MM-DD"),
     calls: z.number().int(),

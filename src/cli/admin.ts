@@ -10,6 +10,7 @@ import { type CommandSet, parseCommandLine, type Parsed, UsageError } from "./ar
 import { ACCOUNT_COMMANDS, ACCOUNT_GROUPS } from "./account_commands.ts";
 import { CONTENT_COMMANDS, MIGRATE_COMMAND } from "./content_commands.ts";
 import { WATCH_COMMANDS } from "./watch_commands.ts";
+import { OAUTH_COMMANDS, OAUTH_GROUPS } from "./oauth_commands.ts";
 
 /** Where the CLI reads its environment and writes its output; tests pass their own. */
 export interface AdminIo {
@@ -21,8 +22,14 @@ export interface AdminIo {
 }
 
 const CLI: CommandSet = {
-  commands: [MIGRATE_COMMAND, ...ACCOUNT_COMMANDS, ...CONTENT_COMMANDS, ...WATCH_COMMANDS],
-  groups: ACCOUNT_GROUPS,
+  commands: [
+    MIGRATE_COMMAND,
+    ...ACCOUNT_COMMANDS,
+    ...CONTENT_COMMANDS,
+    ...WATCH_COMMANDS,
+    ...OAUTH_COMMANDS,
+  ],
+  groups: { ...ACCOUNT_GROUPS, ...OAUTH_GROUPS },
 };
 
 /** Runs one CLI command and returns its exit code: 0 done, 1 refused or failed, 2 usage error. */

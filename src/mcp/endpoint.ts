@@ -3,9 +3,14 @@
  * checks the key; errors are answered as JSON-RPC errors an MCP client can parse.
  */
 import { apiKeyOf, type Caller } from "../accounts/admission.ts";
-import { MethodNotAllowedError, toApiError } from "../platform/errors.ts";
+import {
+  type ApiError,
+  MethodNotAllowedError,
+  MissingApiKeyError,
+  toApiError,
+} from "../platform/errors.ts";
 import type { Outcome } from "../platform/request_log.ts";
-import { json, preflight, quotaHeaders } from "../platform/responses.ts";
+import { corsHeaders, json, preflight, quotaHeaders } from "../platform/responses.ts";
 import type { UsageState } from "../platform/plans.ts";
 
 /**
@@ -20,11 +25,37 @@ export type McpHandler = (
 
 const MCP_METHODS = "POST, OPTIONS";
 
-/** The JSON-RPC error an MCP client can parse, carrying the REST error body in `data`. */
-export function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
+/**
+ * The OAuth challenge of a 401 (RFC 6750 section 3, RFC 9728 section 5.1): where the protected
+ * resource metadata is, and `error="invalid_token"` when a credential was sent but is not valid.
+ * Built from PUBLIC_BASE_URL only, never from the request's Host.
+ */
+export function bearerChallenge(publicBaseUrl: string, apiError: ApiError): string {
+  const metadata = `${publicBaseUrl}/.well-known/oauth-protected-resource/mcp/`;
+  if (apiError instanceof MissingApiKeyError) return `Bearer resource_metadata="${metadata}"`;
+  const description = apiError.message.replaceAll('"', "'");
+  return `Bearer error="invalid_token", error_description="${description}", ` +
+    `resource_metadata="${metadata}"`;
+}
+
+/**
+ * The JSON-RPC error an MCP client can parse, carrying the REST error body in `data`; a 401
+ * carries the OAuth challenge when the public base URL is known.
+ */
+export function mcpErrorResponse(
+  error: unknown,
+  usage?: UsageState,
+  publicBaseUrl?: string,
+): Response {
   const apiError = toApiError(error);
   const headers = quotaHeaders(usage);
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
+  if (apiError.status === 401 && publicBaseUrl) {
+    headers["WWW-Authenticate"] = bearerChallenge(publicBaseUrl, apiError);
+    headers["Access-Control-Expose-Headers"] = `${
+      corsHeaders()["Access-Control-Expose-Headers"]
+    }, WWW-Authenticate`;
+  }
   return json(apiError.status, {
     jsonrpc: "2.0",
     id: null,
@@ -34,7 +65,7 @@ export function mcpErrorResponse(error: unknown, usage?: UsageState): Response {
 
 /** The MCP edge for the app's router. */
 export function createMcpEndpoint(
-  deps: { serve: McpHandler },
+  deps: { serve: McpHandler; publicBaseUrl?: string },
 ): (request: Request, url: URL, requestId?: string) => Promise<Outcome> {
   return async function mcp(request: Request, url: URL, requestId?: string): Promise<Outcome> {
     if (request.method === "OPTIONS") return { response: preflight(MCP_METHODS) };
@@ -51,7 +82,7 @@ export function createMcpEndpoint(
     } catch (error) {
       // A bad key (401, 403) is answered here; anything unexpected goes to the app's handler.
       if (toApiError(error).status === 500) throw error;
-      return { response: mcpErrorResponse(error) };
+      return { response: mcpErrorResponse(error, undefined, deps.publicBaseUrl) };
     }
   };
 }

@@ -26,6 +26,12 @@ export interface Config {
    * tests: WATCH_WEBHOOK_ALLOW=127.0.0.1,localhost,::1. Empty in production.
    */
   readonly webhookAllow: readonly string[];
+  /**
+   * Development and tests only: OAuth client ID metadata documents may be fetched over http
+   * from loopback addresses (OAUTH_CIMD_ALLOW_LOOPBACK). Refused unless PUBLIC_BASE_URL is itself
+   * a loopback address, so that no deployment can turn the SSRF guard off by mistake.
+   */
+  readonly oauthAllowLoopbackDocuments: boolean;
   /** Webhook and e-mail deliveries one instance runs at once. */
   readonly deliveryConcurrency: number;
   /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
@@ -74,6 +80,7 @@ const EnvSchema = z.object({
   DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
   WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
+  OAUTH_CIMD_ALLOW_LOOPBACK: z.string().trim().toLowerCase().pipe(flag).default(false),
   WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
   BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
     .default(10_000),
@@ -92,11 +99,23 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     throw new Error(`Invalid configuration: ${lines.join("; ")}`);
   }
   const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const baseHost = new URL(publicBaseUrl).hostname.replace(/^\[(.*)\]$/, "$1");
+  if (
+    e.OAUTH_CIMD_ALLOW_LOOPBACK &&
+    !["localhost", "127.0.0.1", "::1"].includes(baseHost)
+  ) {
+    throw new Error(
+      "Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK: only for development, with a loopback " +
+        "PUBLIC_BASE_URL",
+    );
+  }
   return Object.freeze({
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    publicBaseUrl,
+    oauthAllowLoopbackDocuments: e.OAUTH_CIMD_ALLOW_LOOPBACK,
     seedDemo: env.SEED_DEMO?.trim() ? e.SEED_DEMO! : e.DATABASE_URL === undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM,

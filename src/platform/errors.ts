@@ -34,6 +34,15 @@ export class InvalidApiKeyError extends ApiError {
   }
 }
 
+/** An OAuth access token that is unknown, expired, or of a revoked grant (RFC 6750 invalid_token). */
+export class InvalidTokenError extends ApiError {
+  readonly status = 401;
+  readonly code = "invalid_token";
+  constructor() {
+    super("The access token is not valid: it expired or was revoked; sign in again");
+  }
+}
+
 export class KeyRevokedError extends ApiError {
   readonly status = 403;
   readonly code = "key_revoked";

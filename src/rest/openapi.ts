@@ -110,7 +110,10 @@ function operation(spec: OperationSpec) {
       headers: quotaHeaders,
       content: { "application/json": { schema: { $ref: `#/components/schemas/${spec.result}` } } },
     },
-    "401": error("missing_api_key or invalid_api_key"),
+    "401": error(
+      "missing_api_key, invalid_api_key, or invalid_token (an OAuth access token that expired " +
+        "or whose grant was revoked)",
+    ),
     "403": error(
       spec.proOnly ? "key_revoked, or plan_required (this operation needs Pro)" : "key_revoked",
     ),
@@ -228,7 +231,14 @@ function build(): JsonSchema {
           name: "api_key",
           description: "For browser tests only: keys in URLs leak into logs and referrers",
         },
-        Bearer: { type: "http", scheme: "bearer" },
+        Bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key, or an OAuth 2.1 access token (`oi_at_...`, one hour) that an " +
+            "app obtained by signing in (authorization code + PKCE S256; metadata at " +
+            "/.well-known/oauth-authorization-server). A token acts for its account: same plan, " +
+            "same monthly quota, same X-Quota headers.",
+        },
       },
       schemas: {
         OpportunityList: schemaOf(OpportunityListSchema),

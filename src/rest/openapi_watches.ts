@@ -40,7 +40,10 @@ export function watchPaths(error: (description: string) => unknown): Record<stri
         content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
       }
       : { description },
-    "401": error("missing_api_key or invalid_api_key"),
+    "401": error(
+      "missing_api_key, invalid_api_key, or invalid_token (an OAuth access token that expired " +
+        "or whose grant was revoked)",
+    ),
     "403": error("key_revoked, plan_required (webhooks need Pro) or watch_limit_reached"),
     ...(notFound ? { "404": error("not_found: no such watch of this account") } : {}),
     "422": error("invalid_parameter: details name each bad field (query.min_score, ...)"),

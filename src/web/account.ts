@@ -30,6 +30,8 @@ import {
   type Visit,
 } from "./account_common.ts";
 import { createSignIn } from "./account_signin.ts";
+import { connectedAppsSection, createConsent } from "./account_oauth.ts";
+import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
 import {
   createWatchActions,
   isWatchAction,
@@ -47,15 +49,17 @@ export { type AccountSettings, DEFAULT_SETTINGS } from "./account_common.ts";
 /** The notices of `/account?done=...`, after a form that changed something. */
 const DONE_NOTICES = new Map([
   ["revoked", "The key is revoked: calls with it now answer 403 key_revoked."],
+  ["app-revoked", "The app is disconnected: its tokens stopped working at once."],
   ["emails-off", "Usage e-mails are off. The dashboard still warns you at 80% and 100%."],
   ["emails-on", "Usage e-mails are on: we write at 80% and at 100% of the month's calls."],
   ...WATCH_NOTICES,
 ]);
 
 /** Builds the account area's request handler for paths under /account. */
-export function createAccountArea(deps: AccountDeps) {
+export function createAccountArea(deps: AccountDeps & { documents?: DocumentPolicy }) {
   const { sql } = deps;
   const { session, landing, askForLink, linkPage, useLink } = createSignIn(deps);
+  const consent = createConsent(deps, session);
   const watchActions = deps.watches ? createWatchActions(deps.watches) : undefined;
 
   async function dashboard(
@@ -79,6 +83,7 @@ export function createAccountArea(deps: AccountDeps) {
     const watches = deps.watches
       ? await watchesSection(deps.watches, owner, csrf, extra.watch?.form)
       : "";
+    const apps = await connectedAppsSection(deps, account.id, csrf);
     const active = keys.filter((k) => k.revoked_at === null).length;
     const contact = deps.contactEmail
       ? html`<a href="mailto:${deps.contactEmail}">contact us</a>`
@@ -134,6 +139,7 @@ export function createAccountArea(deps: AccountDeps) {
   <p class="muted">${MAX_ACTIVE_KEYS - active} of ${MAX_ACTIVE_KEYS} keys left.</p>
   </form>`}
       </section>
+      ${apps}
       ${watches}
     `;
     const head = extra.created ? html`<script src="/assets/copy.js" defer></script>` : undefined;
@@ -306,6 +312,13 @@ export function createAccountArea(deps: AccountDeps) {
       case "/account/keys":
         if (!isPost) return methodNotAllowed("POST");
         return await createKey(visit);
+      case "/account/authorize":
+        if (isGet) return await consent.consentPage(visit);
+        if (isPost) return await consent.decide(visit);
+        return methodNotAllowed("GET, HEAD, POST");
+      case "/account/apps/revoke":
+        if (!isPost) return methodNotAllowed("POST");
+        return await consent.revokeApp(visit);
       case "/account/keys/revoke":
         if (!isPost) return methodNotAllowed("POST");
         return await revokeKey(visit);

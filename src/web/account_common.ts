@@ -134,3 +134,15 @@ export function csrfRefused(): AccountResponse {
 from this site. <a href="/account">Reload the account page</a> and try again.</p>`,
   );
 }
+
+/** The cookie that brings the person back to the consent page after the e-mailed link. */
+export const NEXT_COOKIE = "oi_next";
+const NEXT_MAX = 4000;
+
+/** The path to return to after sign-in, when it is a consent page of this site; else undefined. */
+export function safeNext(next: string | undefined | null): string | undefined {
+  if (!next || next.length > NEXT_MAX || !next.startsWith("/account/authorize?")) return undefined;
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u0020\u007f\\]/.test(next)) return undefined;
+  return next;
+}

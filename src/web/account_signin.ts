@@ -23,9 +23,11 @@ import {
   csrfRefused,
   MAX_EMAIL_LENGTH,
   message,
+  NEXT_COOKIE,
   readForm,
   redirect,
   respond,
+  safeNext,
   SESSION_COOKIE,
   TOKEN_PATTERN,
   type Visit,
@@ -42,6 +44,14 @@ export interface SignedIn {
 async function emailBucket(email: string): Promise<string> {
   // The address itself is not kept in the counters, only its digest.
   return `mail:address:${await hashToken(email.trim().toLowerCase())}`;
+}
+
+function decodeNext(value: string | undefined): string | undefined {
+  try {
+    return value === undefined ? undefined : decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The sign-up and sign-in pages and actions of the account area. */
@@ -163,6 +173,13 @@ export function createSignIn(deps: AccountDeps) {
       }
     }
     if (account) await sendLink(account, account.email_verified_at ? "signin" : "verify");
+    // Asked from an app's consent page: the link brings the person back there (same browser).
+    const next = safeNext(form.get("next"));
+    if (next) {
+      visit.setCookies.push(
+        cookie(NEXT_COOKIE, encodeURIComponent(next), { secure: visit.secure, maxAge: 3600 }),
+      );
+    }
     // Now and then, drop what has expired; no scheduler is needed for that.
     if (Math.random() < 0.05) await cleanUp(sql);
     return message(
@@ -224,6 +241,11 @@ export function createSignIn(deps: AccountDeps) {
     visit.setCookies.push(
       cookie(SESSION_COOKIE, secret, { secure: visit.secure, maxAge: settings.sessionTtlSeconds }),
     );
+    const next = safeNext(decodeNext(visit.cookies.get(NEXT_COOKIE)));
+    if (next) {
+      visit.setCookies.push(cookie(NEXT_COOKIE, "", { secure: visit.secure, maxAge: 0 }));
+      return redirect(next);
+    }
     return redirect("/account");
   }
 

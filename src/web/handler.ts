@@ -17,6 +17,8 @@ import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 import { createWatchService, type WatchService } from "../watches/service.ts";
+import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
+import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 
 export type { Mailer } from "./mailer.ts";
 export { createMailer } from "./mailer.ts";
@@ -48,6 +50,8 @@ export interface WebDeps {
    * composition root reads them from the other edges); without it the table is empty.
    */
   surfaces?: Surfaces;
+  /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
+  oauth?: { documents?: DocumentPolicy; registrationsPerHour?: number };
 }
 
 /** The answer of a web path, or undefined for a path the web does not serve. */
@@ -81,7 +85,7 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 function isWebPath(path: string): boolean {
   return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
     path.startsWith("/blog/") || path === "/account" ||
-    path.startsWith("/account/") || path in ASSETS;
+    path.startsWith("/account/") || path in ASSETS || isOAuthPath(path);
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -147,6 +151,14 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     log,
     watches: deps.watches ??
       createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
+    documents: deps.oauth?.documents,
+  });
+  const oauth = createOAuthEndpoints({
+    sql: deps.sql,
+    publicBaseUrl: deps.context.publicBaseUrl,
+    documents: deps.oauth?.documents,
+    registrationsPerHour: deps.oauth?.registrationsPerHour,
+    log,
   });
 
   async function serve(
@@ -167,9 +179,11 @@ export function createWebHandler(deps: WebDeps): WebHandler {
         },
       });
     }
+    if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
-      const headers = new Headers({ ...answer.headers, ...securityHeaders("private") });
+      // A page may widen its own CSP (the consent page's form-action, web/account_oauth.ts).
+      const headers = new Headers({ ...securityHeaders("private"), ...answer.headers });
       for (const c of answer.cookies ?? []) headers.append("Set-Cookie", c);
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }

@@ -64,6 +64,8 @@ Deno.test("admin --help, -h and help print the command list and exit 0", async (
         "import",
         "seed-demo",
         "rescrub",
+        "oauth list",
+        "oauth revoke",
       ]
     ) {
       assert.ok(run.stdout.includes(`  ${name} `), `${name} is listed`);
@@ -94,6 +96,8 @@ Deno.test("admin <command> --help shows the usage line and every flag", async (t
     [["import"], ["FILE"]],
     [["seed-demo"], ["--opportunities N"]],
     [["rescrub"], ["--dry-run"]],
+    [["oauth", "list"], ["--email E", "--live"]],
+    [["oauth", "revoke"], ["--id ID"]],
   ];
   for (const [path, flags] of commands) {
     await t.step(path.join(" "), async () => {

@@ -538,7 +538,14 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
     assert.equal(res.status, status);
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
-    assert.equal(res.headers.get("www-authenticate"), null);
+    // A 401 starts OAuth discovery (RFC 9728); a 403 (a known key, switched off) does not.
+    const challenge = res.headers.get("www-authenticate");
+    if (status === 401) {
+      const metadata = "https://oppintel.example/.well-known/oauth-protected-resource/mcp/";
+      assert.ok(challenge?.startsWith("Bearer "), challenge ?? "no challenge");
+      assert.ok(challenge?.includes(`resource_metadata="${metadata}"`), challenge!);
+      assert.equal(/error="invalid_token"/.test(challenge!), code !== "missing_api_key");
+    } else assert.equal(challenge, null);
     const body = await res.json();
     assert.equal(body.jsonrpc, "2.0");
     assert.equal(body.id, null);
@@ -556,7 +563,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       const res = await rawPost(served.url, INITIALIZE, { "X-API-Key": generateApiKey() });
       await jsonRpcError(res, 401, "invalid_api_key");
     });
-    await t.step("the SDK client fails to connect without a key", async () => {
+    await t.step("the SDK client without a key or auth provider fails to connect", async () => {
       await assert.rejects(() => connect(served.url));
     });
     await t.step("X-API-Key, Bearer and ?api_key= all connect, on /mcp and /mcp/", async () => {

@@ -1,0 +1,177 @@
+/**
+ * Client ID metadata documents (the MCP authorization specification's primary way to know a
+ * client): the `client_id` is an https URL, and the document it serves describes the client.
+ * Fetched with a size and time limit, never from a private, loopback or link-local address
+ * (the webhook SSRF guard's list, src/watches/ssrf.ts), never through a redirect, and cached in
+ * the clients table for as long as its Cache-Control (or Expires) allows, at most a day.
+ *
+ * The development setting `allowLoopback` (OAUTH_CIMD_ALLOW_LOOPBACK) lets a document come from
+ * a loopback address over http, for tests and local clients; the configuration refuses it unless
+ * PUBLIC_BASE_URL is itself a loopback address.
+ */
+import type { Sql } from "../db/open.ts";
+import { isBlockedAddress, resolveWithDns } from "../watches/ssrf.ts";
+import { isIP } from "node:net";
+import {
+  findClient,
+  isLoopbackHost,
+  type OAuthClient,
+  OAuthError,
+  storeDocumentClient,
+  validateClientMetadata,
+} from "./oauth_clients.ts";
+
+/** How documents are fetched. */
+export interface DocumentPolicy {
+  /** Allow http and loopback addresses (development and tests only). */
+  allowLoopback?: boolean;
+  /** Time limit of one fetch (default 5 s). */
+  timeoutMs?: number;
+  /** Size limit of a document (default 5 KiB, as the specification suggests). */
+  maxBytes?: number;
+  /** Resolves a host name (default: DNS A and AAAA). */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_BYTES = 5 * 1024;
+const DEFAULT_MAX_AGE_S = 600;
+const MAX_AGE_CAP_S = 86_400;
+
+/** True when a client_id names a metadata document (an http(s) URL) rather than a registration. */
+export function isDocumentClientId(clientId: string): boolean {
+  return clientId.startsWith("https://") || clientId.startsWith("http://");
+}
+
+function refuse(description: string): OAuthError {
+  return new OAuthError("invalid_client", `Client ID metadata document: ${description}`, 401);
+}
+
+/** Checks the URL and the addresses it resolves to; throws invalid_client. */
+async function checkDocumentUrl(clientId: string, policy: DocumentPolicy): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw refuse("the client_id is not a URL");
+  }
+  const loopback = isLoopbackHost(url.hostname);
+  const allowed = policy.allowLoopback === true && loopback;
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) {
+    throw refuse("the client_id must be an https URL");
+  }
+  if (url.pathname === "/" || url.hash || url.username || url.password) {
+    throw refuse("the client_id must be an https URL with a path, without fragment or user");
+  }
+  if (url.href !== clientId) throw refuse("the client_id must be a normalized URL");
+  if (allowed) return url;
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const addresses = isIP(host) ? [host] : await (policy.resolve ?? resolveWithDns)(host);
+  if (addresses.length === 0) throw refuse(`cannot resolve ${url.hostname}`);
+  if (loopback || addresses.some(isBlockedAddress)) {
+    throw refuse(`${url.hostname} is a private, loopback or reserved address`);
+  }
+  return url;
+}
+
+/** Seconds the document may be cached, from Cache-Control or Expires (capped at a day). */
+export function cacheSeconds(headers: Headers, now = Date.now()): number {
+  const control = headers.get("cache-control")?.toLowerCase() ?? "";
+  if (/(^|,)\s*(no-store|no-cache|private)\b/.test(control)) return 0;
+  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/.exec(control);
+  if (maxAge) return Math.min(Number(maxAge[1]), MAX_AGE_CAP_S);
+  const expires = headers.get("expires");
+  if (expires) {
+    const at = Date.parse(expires);
+    return Number.isNaN(at) ? 0 : Math.max(0, Math.min((at - now) / 1000, MAX_AGE_CAP_S));
+  }
+  return DEFAULT_MAX_AGE_S;
+}
+
+/** Reads at most `max` bytes of a body; throws when it is longer. */
+async function readLimited(response: Response, max: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > max) {
+    await response.body?.cancel();
+    throw refuse(`the document is larger than ${max} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > max) throw refuse(`the document is larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+}
+
+/** Fetches and validates a document; throws invalid_client (nothing is stored on failure). */
+async function fetchDocument(clientId: string, policy: DocumentPolicy) {
+  const url = await checkDocumentUrl(clientId, policy);
+  const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let text: string;
+  let headers: Headers;
+  try {
+    const response = await fetch(url, {
+      redirect: "manual",
+      signal,
+      headers: { Accept: "application/json" },
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw refuse(`${url.href} answered HTTP ${response.status}`);
+    }
+    headers = response.headers;
+    text = await readLimited(response, policy.maxBytes ?? DEFAULT_MAX_BYTES);
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    if (signal.aborted) throw refuse(`${url.href} did not answer within ${timeoutMs} ms`);
+    throw refuse(`${url.href} could not be fetched`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw refuse("the document is not JSON");
+  }
+  if ((document as { client_id?: unknown })?.client_id !== clientId) {
+    throw refuse("the document's client_id is not its own URL");
+  }
+  let metadata;
+  try {
+    metadata = validateClientMetadata(document);
+  } catch (error) {
+    if (error instanceof OAuthError) throw refuse(error.description);
+    throw error;
+  }
+  return { metadata, maxAge: cacheSeconds(headers) };
+}
+
+/**
+ * The client a client_id names: a registration, or a metadata document (from the cache while it
+ * is fresh, else fetched again). Throws OAuthError invalid_client for an unknown client.
+ */
+export async function resolveClient(
+  sql: Sql,
+  clientId: string,
+  policy: DocumentPolicy = {},
+): Promise<OAuthClient> {
+  // deno-lint-ignore no-control-regex
+  if (clientId.length === 0 || clientId.length > 2000 || /[\u0000-\u001f\u007f]/.test(clientId)) {
+    throw new OAuthError("invalid_client", "Unknown client_id", 401);
+  }
+  const known = await findClient(sql, clientId);
+  if (known && known.fresh) return known;
+  if (!isDocumentClientId(clientId)) {
+    throw new OAuthError("invalid_client", "Unknown client_id: register again", 401);
+  }
+  const { metadata, maxAge } = await fetchDocument(clientId, policy);
+  return await storeDocumentClient(sql, clientId, metadata, maxAge);
+}
