@@ -119,7 +119,9 @@ async function importRun(kind: "new" | "changed" | "unwatched", run: number): Pr
     console.log(
       `import ${kind} (run ${run}): ${WRITTEN} rows written in ${
         seconds(written - started)
-      } s; matching against ${kind === "unwatched" ? 0 : WATCHES} watches ${seconds(finished - written)} s: ` +
+      } s; matching against ${kind === "unwatched" ? 0 : WATCHES} watches ${
+        seconds(finished - written)
+      } s: ` +
         `${found.matches} new matches in ${found.batches} batches, ${found.jobs} jobs ` +
         `(load ${load()})`,
     );

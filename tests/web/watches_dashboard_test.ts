@@ -279,7 +279,11 @@ dbTest(
           const bad = await ada.post("/account/watches/edit", { ...base, ...change });
           assert.equal(bad.response.status, 422, field);
           assert.match(bad.text, new RegExp(`id="watch-${id}-${field}-error"`), field);
-          assert.match(bad.text, /<details class="edit"\s+open\s*>/, "the refused form is unfolded");
+          assert.match(
+            bad.text,
+            /<details class="edit"\s+open\s*>/,
+            "the refused form is unfolded",
+          );
           assert.match(bad.text, /The watch was not saved/);
           assert.deepEqual(await problems(bad.text), [], field);
         }
