@@ -1,16 +1,33 @@
 /**
- * Small bench of the watches' matching (the lead runs it at 1M rows): seeds N demo
- * opportunities into a fresh PostgreSQL database, creates W watches with mixed filters, then
- * times, inside a transaction that is rolled back, the new-match statement for K rows written
- * by that transaction (what an import of K rows runs at its end); then times the delivery of
- * one event per watch to a loopback receiver.
- *   deno run -A bench/watches.ts [--rows 50000] [--watches 1000] [--written 10000]
+ * Bench of the watches (issue 17): the new-match computation of an import, and the delivery
+ * throughput to a loopback receiver.
+ *
+ * Matching: W watches of mixed filters are created and an import runs through the import's own
+ * writer (ContentWriter, as `deno task admin import` does), all inside one transaction that is
+ * rolled back, so reruns start from the same data. Two imports alternate:
+ * - `new`: K new opportunities (the acceptance case);
+ * - `changed`: K stored opportunities with a new score and title (every row has values before);
+ * - `unwatched`: K new opportunities while no watch exists (nothing recorded: the writes alone,
+ *   to compare with `new`).
+ * Each run prints the writes, the matching (finish(): data version and recordNewMatches) and what
+ * it found.
+ *
+ * Delivery: one event (one opportunity) per watch to a loopback receiver, concurrency 8; the
+ * account, watches, jobs and attempts it adds are deleted at the end.
+ *
+ *   deno run -A bench/watches.ts [--rows 50000] [--watches 1000] [--written 10000] [--runs 2]
+ *   deno run -A bench/watches.ts --database NAME   # an existing, prepared database
+ *
+ * Without --database it seeds `--rows` demo opportunities into a database of its own (dropped at
+ * the end). With --database it uses that database as it is (migrating it first), and restores
+ * everything it changes.
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
 import { migrate } from "../src/db/migrate.ts";
 import { seedDemo } from "../src/ingest/seed.ts";
-import { recordNewMatches } from "../src/watches/matching.ts";
+import { DEFAULT_SEED, opportunityAt, themeInfos } from "../src/ingest/demo.ts";
+import { ContentWriter } from "../src/ingest/writer.ts";
 import { createDeliveryWorker } from "../src/watches/worker.ts";
 import type { Sql } from "../src/db/open.ts";
 
@@ -20,15 +37,18 @@ const { values } = parseArgs({
     rows: { type: "string", default: "50000" },
     watches: { type: "string", default: "1000" },
     written: { type: "string", default: "10000" },
+    runs: { type: "string", default: "2" },
+    database: { type: "string" },
   },
 });
-const ROWS = Number(values.rows);
 const WATCHES = Number(values.watches);
 const WRITTEN = Number(values.written);
+const RUNS = Number(values.runs);
 const ADMIN = Deno.env.get("TEST_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const name = `oi_bench_watches_${Date.now()}`;
+const own = values.database === undefined;
+const name = values.database ?? `oi_bench_watches_${Date.now()}`;
 const admin = postgres(ADMIN, { max: 1, onnotice: () => {} });
-await admin.unsafe(`create database ${name}`);
+if (own) await admin.unsafe(`create database ${name}`);
 const url = new URL(ADMIN);
 url.pathname = `/${name}`;
 const sql = postgres(url.toString(), { max: 8, onnotice: () => {} }) as unknown as Sql;
@@ -36,22 +56,21 @@ const receiver = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {}
   await r.arrayBuffer();
   return new Response("ok");
 });
-try {
-  await migrate(sql);
-  let t = performance.now();
-  await seedDemo(sql, { opportunities: ROWS });
-  console.log(`seeded ${ROWS} opportunities in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const [account] = await sql`
+const port = (receiver.addr as Deno.NetAddr).port;
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+const load = () => Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+
+/** W mixed watches of a new business account: a keyword, a category, a platform, a score floor. */
+async function addWatches(db: Sql, email: string): Promise<number> {
+  const [account] = await db<{ id: number }[]>`
     insert into accounts (email, plan, email_verified_at)
-    values ('bench@example.com', 'business', now()) returning id`;
-  const categories = (await sql`select slug from categories`).map((r) => r.slug as string);
+    values (${email}, 'business', now()) returning id`;
+  const categories = (await db`select slug from categories`).map((r) => r.slug as string);
   const words = ["invoice", "ai", "crm", "schedul", "tool", "api", "saas", "email", "team", "data"];
   const platforms = ["reddit", "hackernews", "producthunt", null];
-  const port = (receiver.addr as Deno.NetAddr).port;
-  // Mixed watches: a keyword, a category, a platform, a score floor, or a few together.
-  await sql`
+  await db`
     insert into watches (account_id, slot, name, query, q, platform, min_score, category,
-      online_only, webhook_url, webhook_secret, email_token)
+      online_only, webhook_url, webhook_secret, email, email_token)
     select ${account.id}, g, 'w' || g, '{}'::jsonb,
       case when g % 2 = 0 then (${words}::text[])[1 + g % 10] end,
       (${platforms}::text[])[1 + g % 4],
@@ -59,49 +78,102 @@ try {
       case when g % 3 = 0 then (${categories}::text[])[1 + g % ${categories.length}] end,
       g % 7 <> 0,
       ${`http://127.0.0.1:${port}/hook`}, ${`whsec_${btoa("0123456789abcdef0123456789abcdef")}`},
-      'bench-token-' || g
+      g % 4 = 0, 'bench-token-' || g || '-' || ${account.id}
     from generate_series(1, ${WATCHES}) g`;
-  let matches = 0;
-  let ms = 0;
+  return account.id;
+}
+
+/** One import of K records through the import's writer, timed, in a transaction rolled back. */
+async function importRun(kind: "new" | "changed" | "unwatched", run: number): Promise<void> {
+  const themes = themeInfos(DEFAULT_SEED);
+  const weight = themes.reduce((sum, t) => sum + t.weight, 0);
   await sql.begin(async (tx) => {
     const db = tx as unknown as Sql;
-    await db`
-      update opportunities set updated_at = now()
-      where id in (select id from opportunities order by id desc limit ${WRITTEN})`;
-    t = performance.now();
-    const summary = await recordNewMatches(db);
-    ms = performance.now() - t;
-    matches = summary.matches;
+    if (kind !== "unwatched") await addWatches(db, `bench-${run}@example.com`);
+    const existing = kind === "changed"
+      ? await db<{ external_id: string; score: number }[]>`
+        select external_id, score from opportunities order by id desc limit ${WRITTEN}`
+      : [];
+    const started = performance.now();
+    const writer = await ContentWriter.open(db);
+    for (let i = 0; i < WRITTEN; i++) {
+      const record = opportunityAt(DEFAULT_SEED + run, i, themes, weight);
+      if (!writer.hasTheme(record.theme)) throw new Error(`No theme "${record.theme}" stored`);
+      if (kind !== "changed") record.external_id = `bench-new-${run}-${i}`;
+      else {
+        record.external_id = existing[i].external_id;
+        record.score = (existing[i].score + 37) % 101;
+      }
+      writer.add(record);
+      await writer.throttle();
+    }
+    await writer.flush();
+    const written = performance.now();
+    await writer.finish();
+    const finished = performance.now();
+    const [found] = await db<{ batches: number; matches: number; jobs: number }[]>`
+      select (select count(*) from watch_batches where matched_at = now())::int as batches,
+        (select coalesce(sum(cardinality(opportunity_ids)), 0) from watch_batches
+          where matched_at = now())::int as matches,
+        (select count(*) from watch_jobs where created_at = now())::int as jobs`;
     console.log(
-      `matching: ${WRITTEN} written rows x ${WATCHES} watches at ${ROWS} rows: ` +
-        `${(ms / 1000).toFixed(2)} s, ${summary.matches} new matches, ${summary.jobs} jobs`,
+      `import ${kind} (run ${run}): ${WRITTEN} rows written in ${
+        seconds(written - started)
+      } s; matching against ${kind === "unwatched" ? 0 : WATCHES} watches ${
+        seconds(finished - written)
+      } s: ` +
+        `${found.matches} new matches in ${found.batches} batches, ${found.jobs} jobs ` +
+        `(load ${load()})`,
     );
-    await db`select 1 from watch_jobs limit 0`;
     throw new Error("rollback");
   }).catch((e) => {
     if (e.message !== "rollback") throw e;
   });
+}
+
+let accountId: number | undefined;
+try {
+  await migrate(sql);
+  if (own) {
+    const t = performance.now();
+    await seedDemo(sql, { opportunities: Number(values.rows) });
+    console.log(`seeded ${values.rows} opportunities in ${seconds(performance.now() - t)} s`);
+  }
+  const [{ rows }] = await sql<{ rows: number }[]>`
+    select count(*)::int as rows from opportunities`;
+  console.log(`database ${own ? "(own)" : name}: ${rows} opportunities; load ${load()}`);
+  for (let run = 1; run <= RUNS; run++) {
+    await importRun("new", run);
+    await importRun("changed", run);
+    await importRun("unwatched", run);
+  }
+
   // Delivery throughput: one event (one opportunity) per watch, to the loopback receiver.
+  accountId = await addWatches(sql, `bench-delivery-${Date.now()}@example.com`);
   await sql`
     insert into watch_jobs (watch_id, kind, opportunity_ids, run_at)
-    select id, 'webhook', array[(select max(id) from opportunities)], now() from watches`;
+    select w.id, 'webhook', array[(select max(id) from opportunities)], now()
+    from watches w where w.account_id = ${accountId}`;
   const worker = createDeliveryWorker({
     sql,
     publicBaseUrl: "http://localhost",
     webhook: { urlPolicy: { allow: ["127.0.0.1"] } },
     concurrency: 8,
   });
-  t = performance.now();
+  const t = performance.now();
   const run = await worker.runOnce();
-  const seconds = (performance.now() - t) / 1000;
+  const s = (performance.now() - t) / 1000;
   console.log(
-    `delivery: ${run.delivered} events to a loopback receiver in ${seconds.toFixed(2)} s ` +
-      `(${(run.delivered / seconds).toFixed(0)} events/s, concurrency 8)`,
+    `delivery: ${run.delivered} events to a loopback receiver in ${s.toFixed(2)} s ` +
+      `(${(run.delivered / s).toFixed(0)} events/s, concurrency 8; load ${load()})`,
   );
-  void matches;
 } finally {
+  if (accountId !== undefined && !own) {
+    // The account's watches, their jobs and attempts go with it (on delete cascade).
+    await sql`delete from accounts where id = ${accountId}`;
+  }
   await receiver.shutdown();
   await sql.end();
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  if (own) await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }

@@ -13,7 +13,7 @@ import {
   slugify,
   ThemeRecordSchema,
 } from "./records.ts";
-import { recordNewMatches } from "../watches/matching.ts";
+import { recordNewMatches, startChangeCapture } from "../watches/matching.ts";
 import {
   writeBlogPosts,
   writeCategories,
@@ -83,9 +83,13 @@ export class ContentWriter {
     this.#sql = sql;
   }
 
-  /** A writer on `sql` (a transaction), knowing the category and theme slugs already stored. */
+  /**
+   * A writer on `sql` (a transaction), knowing the category and theme slugs already stored. The
+   * opportunities it changes are recorded for the watches' matching at finish().
+   */
   static async open(sql: Sql): Promise<ContentWriter> {
     const writer = new ContentWriter(sql);
+    await startChangeCapture(sql);
     for (const { slug } of await sql<{ slug: string }[]>`select slug from categories`) {
       writer.#categorySlugs.add(slug);
     }

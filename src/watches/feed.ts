@@ -24,11 +24,22 @@ export async function readFeed(sql: Sql, token: string): Promise<Feed | undefine
   const [watch] = await sql<{ id: number; name: string; created_at: Date }[]>`
     select id, name, created_at from watches where feed_token_hash = ${hash}`;
   if (!watch) return undefined;
+  // The newest batches first; a batch's ids are stored highest first, so the head of each of
+  // the last FEED_ENTRIES batches holds every entry the feed can show.
   const rows = await sql<(ListRow & { matched_at: Date })[]>`
     select ${listColumns(sql)}, m.matched_at
-    from watch_matches m join opportunities o on o.id = m.opportunity_id
-    where m.watch_id = ${watch.id}
-    order by m.matched_at desc, m.opportunity_id desc
+    from (
+      select b.matched_at, b.id as batch_id, u.id, u.n
+      from (
+        select id, matched_at, opportunity_ids from watch_batches
+        where watch_id = ${watch.id}
+        order by matched_at desc, id desc
+        limit ${FEED_ENTRIES}
+      ) b
+      cross join lateral unnest(b.opportunity_ids[1:${FEED_ENTRIES}]) with ordinality u(id, n)
+    ) m
+    join opportunities o on o.id = m.id
+    order by m.matched_at desc, m.batch_id desc, m.n
     limit ${FEED_ENTRIES}`;
   return {
     watch: { id: watch.id, name: watch.name, created_at: iso(watch.created_at) },

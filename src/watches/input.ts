@@ -1,46 +1,61 @@
 /**
  * Reading a watch's JSON body: the body schemas with every problem named by its dotted path
- * (`query.min_score`, `deliveries.webhook.url`), no control characters in any text, and the
- * query validated by the very schema of GET /api/v1/opportunities.
+ * (`query.min_score`, `deliveries.webhook.url`), no control characters or unpaired surrogates in
+ * any text, no unknown field, and the query validated by the very schema of
+ * GET /api/v1/opportunities.
  */
 import type { z } from "zod";
 import { parseInput, parseParams } from "../catalog/params.ts";
-import { OpportunityQuerySchema } from "../catalog/schemas.ts";
+import { OpportunityQuerySchema, textProblem } from "../catalog/schemas.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";
 
-// PostgreSQL stores no NUL, and no other C0 control belongs in these texts.
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
-
-function controlProblems(value: unknown, path: string): ParameterProblem[] {
+// PostgreSQL stores no NUL, no other control character belongs in these texts, and an unpaired
+// surrogate cannot be written as UTF-8 at all.
+function textProblems(value: unknown, path: string): ParameterProblem[] {
   if (typeof value === "string") {
-    return CONTROL.test(value)
-      ? [{ param: path, message: "must not contain control characters" }]
-      : [];
+    const problem = textProblem(value);
+    return problem ? [{ param: path || "body", message: problem }] : [];
   }
   if (value && typeof value === "object") {
-    return Object.entries(value).flatMap(([k, v]) => controlProblems(v, path ? `${path}.${k}` : k));
+    return Object.entries(value).flatMap(([k, v]) => textProblems(v, path ? `${path}.${k}` : k));
   }
   return [];
 }
 
 /** Validates a JSON body with `schema`; every problem is named by its dotted path. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const control = controlProblems(input, "");
-  if (control.length) throw new InvalidParameterError(control);
+  const text = textProblems(input, "");
+  if (text.length) throw new InvalidParameterError(text);
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems: ParameterProblem[] = [];
+  const add = (param: string, message: string) => {
+    if (!problems.some((p) => p.param === param)) problems.push({ param, message });
+  };
   for (const issue of parsed.error.issues) {
-    const param = issue.path.map(String).join(".") || "body";
-    if (!problems.some((p) => p.param === param)) problems.push({ param, message: issue.message });
+    const param = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) add(param ? `${param}.${key}` : key, "is not a known field");
+    } else add(param || "body", issue.message);
   }
   throw new InvalidParameterError(problems);
 }
 
 /** The list query of a watch, validated by the schema of GET /api/v1/opportunities. */
 export function parseWatchQuery(input: Record<string, unknown> | string): WatchQuery {
+  const names = typeof input === "string"
+    ? [...new URLSearchParams(input).keys()]
+    : Object.keys(input);
+  const unknown = [...new Set(names)].filter((name) => !(name in OpportunityQuerySchema.shape));
+  if (unknown.length) {
+    throw new InvalidParameterError(
+      unknown.map((name) => ({
+        param: `query.${name}`,
+        message: "is not a parameter of the list query",
+      })),
+    );
+  }
   let parsed;
   try {
     parsed = typeof input === "string"

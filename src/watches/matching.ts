@@ -1,16 +1,21 @@
 /**
  * The new matches of every watch after an import or seed, computed inside the writing
- * transaction (so they commit with the data, or not at all) as one set-based statement:
- * - the candidates are the opportunities this transaction wrote (inserted or changed:
- *   `updated_at = now()`, the transaction's timestamp), found through their index;
- * - each active watch is joined with them on its filters, the same rules as the list query of
- *   GET /api/v1/opportunities (catalog/opportunities.ts, listFilter; tests/watches hold the two
- *   to the same answers);
- * - a match is new when the watch never matched that opportunity (watch_matches), so an
- *   opportunity whose score rises into a watch's min_score is new for it, and a watch starts
- *   from its creation: only rows written after it are ever candidates;
- * - the new matches become delivery jobs: one webhook event per 100 opportunities, one e-mail
- *   digest per watch, in the same statement.
+ * transaction (so they commit with the data, or not at all) from the rows that transaction
+ * changed, never from the whole table:
+ * - `startChangeCapture` (at the start of the import) creates the temporary table
+ *   watch_changes; triggers on opportunities (sql/0009_watch_batches.sql) record in it the id of
+ *   every row the transaction inserts and the filter columns of every row it updates, as they
+ *   were before its first update;
+ * - `recordNewMatches` (at the end) joins each active watch with those rows on its filters, the
+ *   same rules as the list query of GET /api/v1/opportunities (catalog/opportunities.ts,
+ *   listFilter; tests/watches hold the two to the same answers). A row is new for a watch when
+ *   it matches now and did not match with its values before the import: an inserted row that
+ *   matches, an existing row whose score rises into the watch's min_score (or whose title gains
+ *   its word), never a matching row that merely changed. A watch starts from its creation: the
+ *   rows that matched before are never candidates until they change;
+ * - each watch with new matches gets ONE batch (watch_batches: the ids as one array), and its
+ *   delivery jobs: one webhook event per 100 opportunities, one e-mail digest, in the same
+ *   statement. The cost is bounded by (rows changed) x (watches), whatever was matched before.
  */
 import type { Sql } from "../db/open.ts";
 
@@ -26,67 +31,105 @@ export interface MatchSummary {
 }
 
 /**
- * Records the new matches of the rows written by the current transaction and queues their
+ * Starts recording the opportunities the current transaction inserts or updates, with their
+ * values before it, when any watch is active (else nothing is recorded, and a watch created
+ * during the import starts after it). Call it inside the import's transaction, before its
+ * writes; returns whether it records.
+ */
+export async function startChangeCapture(sql: Sql): Promise<boolean> {
+  const [{ active, started }] = await sql<{ active: boolean; started: boolean }[]>`
+    select exists (select 1 from watches where not paused) as active,
+      to_regclass('pg_temp.watch_changes') is not null as started`;
+  if (!active || started) return started;
+  await sql`
+    create temporary table watch_changes (
+      id integer primary key,
+      existed boolean not null,
+      theme_id integer,
+      score smallint,
+      platform text,
+      channel_name text,
+      recommendation text,
+      is_online_deliverable boolean,
+      search tsvector
+    ) on commit drop`;
+  return true;
+}
+
+/**
+ * Records the new matches of the rows changed since `startChangeCapture` and queues their
  * deliveries. Call it inside the import's transaction, after its writes.
  */
 export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
-  const [{ active }] = await sql<{ active: boolean }[]>`
-    select exists (select 1 from watches where not paused) as active`;
-  if (!active) return { matches: 0, jobs: 0 };
+  const [{ capturing }] = await sql<{ capturing: boolean }[]>`
+    select to_regclass('pg_temp.watch_changes') is not null as capturing`;
+  if (!capturing) return { matches: 0, jobs: 0 };
+  // The changed rows are few (an import's worth); the watches at most a few thousand: every
+  // pair is checked once, with the vectors held in memory rather than read again per watch.
+  await sql`set local work_mem = '64MB'`;
   const [row] = await sql<MatchSummary[]>`
-    with candidates as materialized (
+    with changed as materialized (
       select o.id, o.score, o.platform, o.channel_name, o.recommendation,
-        o.is_online_deliverable, o.search, c.slug as category
-      from opportunities o
+        o.is_online_deliverable, o.search, c.slug as category,
+        x.existed, x.score as old_score, x.platform as old_platform,
+        x.channel_name as old_channel, x.recommendation as old_recommendation,
+        x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category
+      from pg_temp.watch_changes x
+      join opportunities o on o.id = x.id
       join themes t on t.id = o.theme_id
       join categories c on c.id = t.category_id
-      where o.updated_at = now()
+      left join themes ot on ot.id = x.theme_id
+      left join categories oc on oc.id = ot.category_id
     ),
     hits as (
       select w.id as watch_id, x.id as opportunity_id
       from watches w
-      join candidates x on (not w.online_only or x.is_online_deliverable)
+      join changed x on (not w.online_only or x.is_online_deliverable)
         and x.score >= w.min_score
         and (w.platform is null or lower(x.platform) = lower(w.platform))
         and (w.channel is null or x.channel_name = w.channel)
         and (w.recommendation is null or x.recommendation = w.recommendation)
         and (w.category is null or x.category = w.category)
         and (w.tsq is null or x.search @@ w.tsq)
-      where not w.paused
+      where not w.paused and w.created_at <= now()
+        -- Not new when the row matched the same query with its values before the import.
+        and not (x.existed and coalesce(
+          (not w.online_only or x.old_online)
+          and x.old_score >= w.min_score
+          and (w.platform is null or lower(x.old_platform) = lower(w.platform))
+          and (w.channel is null or x.old_channel = w.channel)
+          and (w.recommendation is null or x.old_recommendation = w.recommendation)
+          and (w.category is null or x.old_category = w.category)
+          and (w.tsq is null or x.old_search @@ w.tsq), false))
     ),
-    fresh as (
-      insert into watch_matches (watch_id, opportunity_id, matched_at)
-      select watch_id, opportunity_id, now() from hits
-      on conflict do nothing
-      returning watch_id, opportunity_id
-    ),
-    numbered as (
-      select watch_id, opportunity_id,
-        (row_number() over (partition by watch_id order by opportunity_id) - 1) / ${EVENT_SIZE}
-          as chunk
-      from fresh
+    batches as (
+      insert into watch_batches (watch_id, matched_at, opportunity_ids)
+      select watch_id, now(), array_agg(opportunity_id order by opportunity_id desc)
+      from hits
+      group by watch_id
+      returning watch_id, opportunity_ids
     ),
     webhooks as (
       insert into watch_jobs (watch_id, kind, opportunity_ids, run_at)
-      select n.watch_id, 'webhook', array_agg(n.opportunity_id order by n.opportunity_id), now()
-      from numbered n
-      join watches w on w.id = n.watch_id
+      select b.watch_id, 'webhook',
+        b.opportunity_ids[k * ${EVENT_SIZE} + 1 : (k + 1) * ${EVENT_SIZE}], now()
+      from batches b
+      join watches w on w.id = b.watch_id
       join accounts a on a.id = w.account_id
+      cross join generate_series(0, (cardinality(b.opportunity_ids) - 1) / ${EVENT_SIZE}) k
       where w.webhook_url is not null and w.webhook_disabled_at is null and a.plan <> 'free'
-      group by n.watch_id, n.chunk
       returning 1
     ),
     mails as (
       insert into watch_jobs (watch_id, kind, opportunity_ids, run_at)
-      select f.watch_id, 'email', array_agg(f.opportunity_id order by f.opportunity_id), now()
-      from fresh f
-      join watches w on w.id = f.watch_id
+      select b.watch_id, 'email', b.opportunity_ids, now()
+      from batches b
+      join watches w on w.id = b.watch_id
       join accounts a on a.id = w.account_id
       where w.email and a.email_verified_at is not null
-      group by f.watch_id
       returning 1
     )
-    select (select count(*) from fresh)::int as matches,
+    select coalesce((select sum(cardinality(opportunity_ids)) from batches), 0)::int as matches,
       ((select count(*) from webhooks) + (select count(*) from mails))::int as jobs`;
   return row;
 }

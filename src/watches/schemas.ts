@@ -16,7 +16,7 @@ const Name = z.string().trim().min(1, "must not be empty").max(
 )
   .describe("What you call this watch (shown in mails, the feed title and events)");
 
-const WebhookInput = z.object({
+const WebhookInput = z.strictObject({
   url: z.string().max(2000, "must be at most 2000 characters").describe(
     "The https URL that receives each event as a POST signed per Standard Webhooks",
   ),
@@ -29,7 +29,7 @@ const QueryInput = z.union([z.record(z.string(), z.unknown()), z.string()]).desc
     "such as q=invoice&min_score=70. page and page_size are ignored.",
 );
 
-export const DeliveriesInputSchema = z.object({
+export const DeliveriesInputSchema = z.strictObject({
   webhook: WebhookInput.nullable().optional().describe(
     "Deliver each batch of new matches to this URL (Pro and Business); null removes it",
   ),
@@ -41,7 +41,7 @@ export const DeliveriesInputSchema = z.object({
   ),
 }, "must be an object");
 
-export const WatchCreateSchema = z.object({
+export const WatchCreateSchema = z.strictObject({
   name: Name,
   query: QueryInput.default({}),
   deliveries: DeliveriesInputSchema.describe(
@@ -50,7 +50,7 @@ export const WatchCreateSchema = z.object({
 });
 export type WatchCreate = z.infer<typeof WatchCreateSchema>;
 
-export const WatchPatchSchema = z.object({
+export const WatchPatchSchema = z.strictObject({
   name: Name.optional(),
   query: QueryInput.optional(),
   deliveries: DeliveriesInputSchema.optional(),

@@ -7,8 +7,9 @@
  * are never followed (webhook.ts). The allow-list (WATCH_WEBHOOK_ALLOW) names hosts that skip
  * the check, for development and tests.
  *
- * Limit: the name is resolved here and again by fetch, so a DNS server that answers differently
- * within that moment (rebinding) is not caught; Deno's fetch cannot be given the address to use.
+ * DNS rebinding: a delivery resolves the name once (`resolveWebhookTarget`) and connects to the
+ * address that was checked (http_post.ts pins it), so a DNS server that answers a public address
+ * to the check and a private one a moment later is never asked the second time.
  */
 import { BlockList, isIP } from "node:net";
 
@@ -143,30 +144,54 @@ export function parseWebhookUrl(text: string, policy: UrlPolicy = {}): URL {
   return url;
 }
 
+/** A checked webhook URL and the address to connect to (undefined: the host is an address). */
+export interface WebhookTarget {
+  url: URL;
+  /** The checked address the delivery must connect to, when the host is a name. */
+  address?: string;
+  /** 4 or 6. */
+  family?: number;
+}
+
 /**
- * Checks a webhook URL and the addresses its host resolves to right now; throws UnsafeUrlError
- * when any of them is not public (or none can be found). Allow-listed hosts pass unresolved.
+ * Checks a webhook URL and the addresses its host resolves to right now, once; throws
+ * UnsafeUrlError when any of them is not public (or none can be found). Returns the address to
+ * connect to: the first one checked. Allow-listed hosts pass unchecked (resolved by the policy's
+ * resolver when it has one, else by the system when connecting).
  */
-export async function checkWebhookUrl(text: string, policy: UrlPolicy = {}): Promise<URL> {
+export async function resolveWebhookTarget(
+  text: string,
+  policy: UrlPolicy = {},
+): Promise<WebhookTarget> {
   const url = parseWebhookUrl(text, policy);
   const host = hostOf(url);
-  if ((policy.allow ?? []).includes(host)) return url;
   if (isIP(host)) {
-    if (isBlockedAddress(host)) {
+    if (!(policy.allow ?? []).includes(host) && isBlockedAddress(host)) {
       throw new UnsafeUrlError(`must not point to ${host}, a private or reserved address`);
     }
-    return url;
+    return { url };
   }
-  if (host === "localhost" || host.endsWith(".localhost")) {
+  const allowed = (policy.allow ?? []).includes(host);
+  if (allowed && !policy.resolve) return { url };
+  if (!allowed && (host === "localhost" || host.endsWith(".localhost"))) {
     throw new UnsafeUrlError(`must not point to ${host}, a loopback name`);
   }
-  const addresses = await (policy.resolve ?? resolveWithDns)(host).catch(() => []);
+  const addresses = (await (policy.resolve ?? resolveWithDns)(host).catch(() => []))
+    .filter((a) => isIP(a) !== 0);
   if (addresses.length === 0) throw new UnsafeUrlError(`host "${host}" cannot be resolved`);
-  const blocked = addresses.find(isBlockedAddress);
+  const blocked = allowed ? undefined : addresses.find(isBlockedAddress);
   if (blocked) {
     throw new UnsafeUrlError(
       `host "${host}" resolves to ${blocked}, a private or reserved address`,
     );
   }
-  return url;
+  return { url, address: addresses[0], family: isIP(addresses[0]) };
+}
+
+/**
+ * Checks a webhook URL and the addresses its host resolves to right now; throws UnsafeUrlError
+ * when any of them is not public (or none can be found). Allow-listed hosts pass unresolved.
+ */
+export async function checkWebhookUrl(text: string, policy: UrlPolicy = {}): Promise<URL> {
+  return (await resolveWebhookTarget(text, policy)).url;
 }

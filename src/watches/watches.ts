@@ -305,6 +305,15 @@ export async function updateWatch(
     feedToken = await newFeedToken();
     changes.feed_token_hash = feedToken.hash;
   }
+  const keepsWebhook = "webhook_url" in changes
+    ? changes.webhook_url !== null
+    : current.deliveries.webhook !== null;
+  if (!keepsWebhook && !(deliveries.email ?? current.deliveries.email) && !wantsFeed) {
+    throw new InvalidParameterError([{
+      param: "deliveries",
+      message: "must keep at least one of webhook, email, feed",
+    }]);
+  }
   if (Object.keys(changes).length === 0) return current;
   const [row]: [WatchRow?] = await sql`
     update watches set ${sql(changes)}, updated_at = now()

@@ -1,7 +1,8 @@
 /**
  * Webhook delivery: one POST of an event signed per Standard Webhooks (webhook-id,
  * webhook-timestamp, webhook-signature, by the `standardwebhooks` library), to a URL checked by
- * the SSRF guard right before sending, with a time-out, no redirects followed, and the answer's
+ * the SSRF guard right before sending and connected to the very address that was checked (no
+ * second DNS answer can redirect it), with a time-out, no redirects followed, and the answer's
  * body read only up to a small cap and never kept whole. The outcome says whether a retry may
  * help: time-outs, connection errors, 408, 429 and 5xx may; other answers will not.
  */
@@ -10,7 +11,13 @@ import type { Sql } from "../db/open.ts";
 import { InvalidParameterError } from "../platform/errors.ts";
 import { recordAttempt } from "./attempts.ts";
 import type { WatchTestResult } from "./schemas.ts";
-import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from "./ssrf.ts";
+import { PostTimeoutError, postTo } from "./http_post.ts";
+import {
+  resolveWebhookTarget,
+  UnsafeUrlError,
+  type UrlPolicy,
+  type WebhookTarget,
+} from "./ssrf.ts";
 import type { Owner } from "./watches.ts";
 import { getWatch } from "./watches.ts";
 
@@ -19,6 +26,8 @@ export interface WebhookOptions {
   urlPolicy?: UrlPolicy;
   /** Time-out of one attempt; 10 s by default. */
   timeoutMs?: number;
+  /** Extra trusted certificates (PEM), for tests with an https receiver of their own. */
+  ca?: string;
 }
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -35,32 +44,6 @@ export interface SendOutcome {
   /** True when a later attempt may succeed. */
   retryable: boolean;
   durationMs: number;
-}
-
-/** Reads at most BODY_CAP bytes of a body as text, then drops the rest. */
-async function cappedText(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < BODY_CAP) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(Math.min(size, BODY_CAP));
-  let offset = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, bytes.length - offset);
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /** The signed headers of an event body. */
@@ -92,21 +75,22 @@ export async function postEvent(
     ...o,
     durationMs: performance.now() - started,
   });
+  let target: WebhookTarget;
   try {
-    await checkWebhookUrl(url, options.urlPolicy);
+    target = await resolveWebhookTarget(url, options.urlPolicy);
   } catch (error) {
     if (!(error instanceof UnsafeUrlError)) throw error;
     // A name that cannot be resolved now may resolve later; a forbidden address will not change.
     const retryable = /cannot be resolved/.test(error.message);
     return done({ ok: false, statusCode: null, error: `Refused: ${error.message}`, retryable });
   }
-  let response: Response;
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  let answer;
   try {
-    response = await fetch(url, {
-      method: "POST",
-      body: event.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
+    answer = await postTo(target, event.body, {
+      timeoutMs,
+      cap: BODY_CAP,
+      ca: options.ca,
       headers: {
         "Content-Type": "application/json",
         "User-Agent": "oppintel-webhooks/1.0",
@@ -114,24 +98,22 @@ export async function postEvent(
       },
     });
   } catch (error) {
-    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     return done({
       ok: false,
       statusCode: null,
-      error: timedOut
-        ? `Timed out after ${options.timeoutMs ?? WEBHOOK_TIMEOUT_MS} ms`
+      error: error instanceof PostTimeoutError
+        ? error.message
         : `Connection failed: ${error instanceof Error ? error.message : String(error)}`,
       retryable: true,
     });
   }
-  const status = response.status;
-  const text = await cappedText(response).catch(() => "");
+  const { status, text } = answer;
   if (status >= 200 && status < 300) {
     return done({ ok: true, statusCode: status, error: null, retryable: false });
   }
   const snippet = text.replace(/\s+/g, " ").trim().slice(0, BODY_KEPT);
   const error = status >= 300 && status < 400
-    ? `Redirect to ${response.headers.get("location") ?? "(none)"} not followed`
+    ? `Redirect to ${answer.location ?? "(none)"} not followed`
     : `HTTP ${status}${snippet ? `: ${snippet}` : ""}`;
   const retryable = status === 408 || status === 429 || status >= 500;
   return done({ ok: false, statusCode: status, error, retryable });

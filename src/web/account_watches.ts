@@ -1,38 +1,29 @@
 /**
  * The "Watches" section of the account dashboard: the account's watches (query, deliveries,
  * paused state, last delivery attempts), a form that creates one from the fields of the list
- * query, and forms that pause, resume, rotate a secret or delete one. Everything goes through the
+ * query, one that edits it with the same fields (account_watch_forms.ts), and forms that pause,
+ * resume, rotate a secret or delete one. Everything goes through the
  * watch service (src/watches/service.ts), so the query is validated by the schema of
  * GET /api/v1/opportunities and the plan limits are those of the API. Secrets made by a form
  * (signing secret, feed URL) are shown once, in the answer to that form, never in a URL.
  */
 import { ApiError, InvalidParameterError, NotFoundError } from "../platform/errors.ts";
+import {
+  createForm,
+  editForm,
+  formStateOf,
+  watchBody,
+  type WatchFormState,
+  watchPatchBody,
+} from "./account_watch_forms.ts";
 import type { Owner, WatchService } from "../watches/service.ts";
 import type { DeliveryList, Watch, WatchWithSecrets } from "../watches/schemas.ts";
 import { formatDate, html, type SafeHtml } from "./html.ts";
 
+export type { WatchFormState } from "./account_watch_forms.ts";
+
 /** How many delivery attempts of each watch the dashboard shows. */
 const SHOWN_ATTEMPTS = 5;
-
-/** The text fields of the create form, as typed (shown again after an error). */
-const TEXT_FIELDS = "name q platform channel category recommendation min_score sort webhook_url"
-  .split(" ");
-const QUERY_FIELDS = [
-  "q",
-  "platform",
-  "channel",
-  "category",
-  "recommendation",
-  "min_score",
-  "sort",
-];
-
-/** What the create form holds after a refused attempt: the values and the problems by field. */
-export interface WatchFormState {
-  values: Record<string, string>;
-  /** Problems by form field ("name", "min_score", "webhook_url", "deliveries", "form"). */
-  errors: Record<string, string>;
-}
 
 /** What the dashboard shows for a watch form: a secret made now, a form to show again. */
 export interface WatchExtra {
@@ -45,59 +36,8 @@ export const WATCH_NOTICES: [string, string][] = [
   ["watch-paused", "The watch is paused: it records no matches and delivers nothing."],
   ["watch-resumed", "The watch is on again: it delivers what is new from now on."],
   ["watch-deleted", "The watch is deleted with its matches and delivery log."],
+  ["watch-saved", "The watch is saved: it delivers what is new for its query from now on."],
 ];
-
-/** The field of the create form that a 422 detail (`query.min_score`) is about. */
-function fieldOf(param: string): string {
-  if (param === "deliveries.webhook.url" || param.startsWith("deliveries.webhook")) {
-    return "webhook_url";
-  }
-  if (param.startsWith("deliveries")) return "deliveries";
-  if (param.startsWith("query.")) {
-    const name = param.slice("query.".length);
-    return QUERY_FIELDS.includes(name) ? name : "form";
-  }
-  return param === "name" ? "name" : "form";
-}
-
-/** The JSON body of POST /api/v1/watches made from the create form. */
-export function watchBody(form: URLSearchParams): Record<string, unknown> {
-  const query = new URLSearchParams();
-  for (const field of QUERY_FIELDS) {
-    const value = (form.get(field) ?? "").trim();
-    if (value) query.set(field, value);
-  }
-  if (form.get("online_only") === "on") query.set("online_only", "true");
-  const url = (form.get("webhook_url") ?? "").trim();
-  return {
-    name: form.get("name") ?? "",
-    query: query.toString(),
-    deliveries: {
-      ...(url ? { webhook: { url } } : {}),
-      ...(form.get("email") === "on" ? { email: true } : {}),
-      ...(form.get("feed") === "on" ? { feed: true } : {}),
-    },
-  };
-}
-
-/** The form state after `error`, or undefined when it is not a client's mistake. */
-export function formStateOf(form: URLSearchParams, error: unknown): WatchFormState | undefined {
-  if (!(error instanceof ApiError) || error.status >= 500) return undefined;
-  const values: Record<string, string> = {};
-  for (const field of TEXT_FIELDS) values[field] = form.get(field) ?? "";
-  for (const box of ["online_only", "email", "feed"]) values[box] = form.get(box) ?? "";
-  const errors: Record<string, string> = {};
-  if (error instanceof InvalidParameterError) {
-    for (const detail of error.details) {
-      const field = fieldOf(detail.param);
-      const text = field === "form" ? `${detail.param} ${detail.message}` : detail.message;
-      errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
-    }
-  } else {
-    errors.form = error.message;
-  }
-  return { values, errors };
-}
 
 /** The watch operations of the dashboard for one signed-in account. */
 export interface WatchActions {
@@ -110,7 +50,7 @@ export type WatchOutcome =
   | { kind: "show"; extra: WatchExtra; status: number; error?: string }
   | { kind: "redirect"; location: string };
 
-const ACTIONS = new Set(["pause", "resume", "rotate-secret", "rotate-feed", "delete"]);
+const ACTIONS = new Set(["edit", "pause", "resume", "rotate-secret", "rotate-feed", "delete"]);
 
 /** True for the form paths of the watches section. */
 export function isWatchAction(action: string): boolean {
@@ -134,6 +74,29 @@ export function createWatchActions(watches: WatchService): WatchActions {
     async change(owner, action, form) {
       const raw = form.get("id") ?? "";
       const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : 0;
+      if (action === "edit") {
+        try {
+          const made = await watches.update(owner, id, watchPatchBody(form));
+          // A feed turned on (or a webhook added) has a secret to show once; else back to the list.
+          if (made.webhook_secret || made.feed_url) {
+            return { kind: "show", extra: { made }, status: 200 };
+          }
+          return { kind: "redirect", location: `/account?done=watch-saved#watch-${id}` };
+        } catch (error) {
+          if (error instanceof NotFoundError) {
+            return {
+              kind: "show",
+              extra: {},
+              status: 404,
+              error: "That watch is not one of yours",
+            };
+          }
+          const state = formStateOf(form, error, id);
+          if (!state) throw error;
+          const status = (error as ApiError).status;
+          return { kind: "show", extra: { form: state }, status, error: "The watch was not saved" };
+        }
+      }
       try {
         if (action === "delete") {
           await watches.delete(owner, id);
@@ -186,7 +149,7 @@ function deliverySummary(watch: Watch): SafeHtml {
     const state = webhook.disabled_at
       ? html`
         (<strong>disabled</strong> on ${formatDate(webhook.disabled_at)} after failing for 3
-        days: enter the URL again through the API to switch it on)
+        days: save the watch (Edit) or PATCH its URL to switch it on)
       `
       : webhook.failing_since
       ? html`
@@ -243,7 +206,12 @@ function actionForm(csrf: SafeHtml, watch: Watch, action: string, label: string)
   <button type="submit" class="secondary" aria-label="${label} watch ${watch.name}">${label}</button></form>`;
 }
 
-function watchCard(watch: Watch, attempts: DeliveryList | undefined, csrf: SafeHtml): SafeHtml {
+function watchCard(
+  watch: Watch,
+  attempts: DeliveryList | undefined,
+  forms: { csrf: SafeHtml; owner: Owner; state?: WatchFormState },
+): SafeHtml {
+  const { csrf } = forms;
   return html`
     <article class="watch" id="watch-${watch.id}">
       <h3>${watch.name}${watch.paused
@@ -264,6 +232,7 @@ function watchCard(watch: Watch, attempts: DeliveryList | undefined, csrf: SafeH
         ${watch.deliveries.feed ? actionForm(csrf, watch, "rotate-feed", "Rotate feed token") : ""}
         ${actionForm(csrf, watch, "delete", "Delete")}
       </div>
+      ${editForm(watch, forms.state, csrf, forms.owner)}
     </article>
   `;
 }
@@ -293,80 +262,6 @@ export function madeWatchCard(made: WatchWithSecrets): SafeHtml {
   `;
 }
 
-function fieldError(state: WatchFormState | undefined, field: string): SafeHtml | "" {
-  const text = state?.errors[field];
-  return text
-    ? html`<span class="error" id="watch-${field}-error" role="alert">${text}</span>`
-    : "";
-}
-
-function textInput(
-  state: WatchFormState | undefined,
-  field: string,
-  label: string,
-  extra = "",
-): SafeHtml {
-  const problem = state?.errors[field];
-  return html`
-    <label for="watch-${field}">${label}</label>
-      <input id="watch-${field}" type="text" name="${field}" value="${state?.values[field] ?? ""}"
-      placeholder="${extra}" ${problem
-        ? html`
-          aria-invalid="true" aria-describedby="watch-${field}-error"
-        `
-        : ""}>
-      ${fieldError(state, field)}
-  `;
-}
-
-function checkbox(state: WatchFormState | undefined, field: string, label: string): SafeHtml {
-  const on = state ? state.values[field] === "on" : field === "feed";
-  return html`<label><input type="checkbox" name="${field}"${
-    on
-      ? html`
-        checked
-      `
-      : ""
-  }> ${label}</label>`;
-}
-
-function createForm(state: WatchFormState | undefined, csrf: SafeHtml, owner: Owner): SafeHtml {
-  const formError = state?.errors.form
-    ? html`<p class="card error" id="watch-form-error" role="alert">${state.errors.form}</p>`
-    : "";
-  return html`
-    <form method="post" action="/account/watches" id="watch-form">${csrf}
-      <h3>Create a watch</h3>
-      ${formError}
-      ${textInput(state, "name", "Name", "e.g. invoicing tools")}
-      ${textInput(state, "q", "Search text (q)", "e.g. invoice")}
-      ${textInput(state, "platform", "Platform")}
-      ${textInput(state, "channel", "Channel")}
-      ${textInput(state, "category", "Category")}
-      ${textInput(state, "recommendation", "Recommendation")}
-      ${textInput(state, "min_score", "Minimum score (0 to 100)", "e.g. 70")}
-      ${textInput(
-        state,
-        "sort",
-        "Sort (score, newest, relevance; a watch delivers every new match)",
-      )}
-      ${checkbox(state, "online_only", "Online only")}
-      <fieldset>
-        <legend>Deliveries</legend>
-        ${fieldError(state, "deliveries")}
-        ${checkbox(state, "feed", "Private Atom feed")}
-        ${checkbox(state, "email", "E-mail digest to your address")}
-        ${textInput(
-          state,
-          "webhook_url",
-          owner.plan === "free" ? "Webhook URL (Pro and Business)" : "Webhook URL (https)",
-        )}
-      </fieldset>
-      <button type="submit">Create the watch</button>
-    </form>
-  `;
-}
-
 /** The Watches section of the dashboard, with each watch's last delivery attempts. */
 export async function watchesSection(
   watches: WatchService,
@@ -384,7 +279,7 @@ export async function watchesSection(
       })
     ),
   );
-  const cards = items.map((w, i) => watchCard(w, attempts[i], csrf));
+  const cards = items.map((w, i) => watchCard(w, attempts[i], { csrf, owner, state }));
   return html`
     <section class="card" id="watches" aria-labelledby="watches-title">
       <h2 id="watches-title">Watches</h2>

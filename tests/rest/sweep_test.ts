@@ -4,13 +4,16 @@
  * right-to-left overrides. None may answer 500 or internal_error; the ones the parameter schemas
  * refuse answer 422 invalid_parameter naming the parameter. The endpoints and tools are read from
  * the served OpenAPI document and the tool listing, so a new parameter is swept without a change
- * here.
+ * here. The JSON bodies of POST and PATCH /api/v1/watches are swept field by field too: hostile
+ * text, huge strings, wrong types and unknown fields answer 422 naming the field, and write
+ * nothing.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
+import { sendJson } from "../watches/helpers.ts";
 
 /** Values as they stand in a URL (already percent-encoded or deliberately not). */
 const URL_VALUES: [string, string, "refused" | "any"][] = [
@@ -143,4 +146,113 @@ dbTest("every MCP tool argument refuses hostile text with an error result", asyn
       });
     }
   }
+});
+
+/** Values no field of a watch body accepts (as JSON values). */
+const BODY_VALUES: [string, unknown][] = [
+  ["NUL", "a\u0000b"],
+  ["escape character", "\u001B[31m"],
+  ["line feed", "a\nb"],
+  ["lone high surrogate", "\uD800"],
+  ["lone low surrogate", "x\uDC00y"],
+  ["10 kB", "a".repeat(10_240)],
+  ["20 kB (beyond the body limit)", "b".repeat(20_000)],
+  ["array", ["x"]],
+  ["number", 12345],
+  ["nested object", { deep: { deeper: "\u0000" } }],
+];
+
+/** The fields of the watch bodies, as paths into a valid body. */
+const CREATE_FIELDS = [
+  "name",
+  "query",
+  "query.q",
+  "query.platform",
+  "query.channel",
+  "query.category",
+  "query.recommendation",
+  "query.min_score",
+  "query.online_only",
+  "query.sort",
+  "deliveries",
+  "deliveries.webhook",
+  "deliveries.webhook.url",
+  "deliveries.email",
+  "deliveries.feed",
+];
+const PATCH_FIELDS = [...CREATE_FIELDS, "paused", "rotate_webhook_secret", "rotate_feed_token"];
+const UNKNOWN_FIELDS = ["extra", "query.extra", "deliveries.extra", "deliveries.webhook.extra"];
+
+function validBody(): Record<string, unknown> {
+  return {
+    name: "Sweep",
+    query: { q: "invoice", min_score: 10 },
+    deliveries: { feed: true, webhook: { url: "http://127.0.0.1:9/hook" } },
+  };
+}
+
+function withValue(path: string, value: unknown): Record<string, unknown> {
+  const body = validBody();
+  const keys = path.split(".");
+  let node = body;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[keys.at(-1)!] = value;
+  return body;
+}
+
+dbTest("every field of the watch bodies refuses hostile values with a 422", async (db, t) => {
+  const app = testApp(db, { WATCH_WEBHOOK_ALLOW: "127.0.0.1" });
+  await loadFixture(db.sql);
+  const { key } = await makeKey(db.sql, "business");
+  const made = await sendJson(app, "POST", "/api/v1/watches", key, validBody());
+  assert.equal(made.status, 201);
+  const { id } = await made.json();
+  const snapshot = async () => [
+    ...await db.sql`select * from watches order by id`,
+    ...await db.sql`select count(*)::int as jobs from watch_jobs`,
+  ];
+  const before = await snapshot();
+  const cases: [string, string, string, unknown][] = [
+    ...CREATE_FIELDS.flatMap((f) =>
+      BODY_VALUES.map(([what, v]) => ["POST", "/api/v1/watches", `${f}=${what}`, withValue(f, v)])
+    ),
+    ...PATCH_FIELDS.flatMap((f) =>
+      BODY_VALUES.map((
+        [what, v],
+      ) => ["PATCH", `/api/v1/watches/${id}`, `${f}=${what}`, withValue(f, v)])
+    ),
+    ...UNKNOWN_FIELDS.flatMap((f) =>
+      [
+        ["POST", "/api/v1/watches", `unknown ${f}`, withValue(f, 1)],
+        ["PATCH", `/api/v1/watches/${id}`, `unknown ${f}`, withValue(f, 1)],
+      ] as [string, string, string, unknown][]
+    ),
+  ] as [string, string, string, unknown][];
+  for (const [method, path, label, body] of cases) {
+    await t.step(`${method} ${label}`, async () => {
+      const res = await sendJson(app, method, path, key, body);
+      const answer = await assertNoInternalError(res, label) as {
+        error?: string;
+        details?: { param: string; message: string }[];
+      };
+      assert.equal(res.status, 422, `${label}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.equal(answer.error, "invalid_parameter", label);
+      const field = label.replace(/^unknown /, "").split("=")[0];
+      const named = answer.details?.some((d) =>
+        d.param === field || d.param.startsWith(`${field}.`) || d.param === "body"
+      );
+      assert.ok(named, `${label}: ${JSON.stringify(answer.details)}`);
+    });
+  }
+  for (const [what, raw] of [["not JSON", "{"], ["a JSON string", '"x"'], ["null", "null"]]) {
+    for (
+      const [method, path] of [["POST", "/api/v1/watches"], ["PATCH", `/api/v1/watches/${id}`]]
+    ) {
+      const res = await sendJson(app, method, path, key, raw);
+      await assertNoInternalError(res, what);
+      assert.equal(res.status, 422, `${method} ${what}`);
+    }
+  }
+  assert.deepEqual(await snapshot(), before, "nothing written");
+  assert.ok(!app.logs.some((entry) => entry.status === 500), "no 500 in the request log");
 });

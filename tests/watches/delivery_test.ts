@@ -41,7 +41,8 @@ dbTest("After an import each new match reaches the webhook once, signed", async 
       opportunityLine("new-high", { title: "Shiny new scheduling tool", score: 80 }),
       opportunityLine("new-low", { title: "Dull new thing", score: 30 }),
       changedFixtureLine("opp-6", { score: 65 }), // rises from 15 into min_score 60
-      changedFixtureLine("opp-1", { score: 92 }), // matched before the watch, changed now
+      // Matched before the watch was created and still matches: changed, but not new for it.
+      changedFixtureLine("opp-1", { score: 92 }),
     ];
     await importLines(db.sql, lines);
     const summary = await worker.runOnce();
@@ -60,7 +61,7 @@ dbTest("After an import each new match reaches the webhook once, signed", async 
     const byExternal = Object.fromEntries(ids.map((r) => [r.external_id, r.id]));
     assert.deepEqual(
       payload.data.opportunities.map((o) => o.id).sort((a, b) => a - b),
-      [byExternal["opp-1"], byExternal["opp-6"], byExternal["new-high"]].sort((a, b) => a - b),
+      [byExternal["opp-6"], byExternal["new-high"]].sort((a, b) => a - b),
     );
     assert.match(got.headers["webhook-id"], /^msg_\d+$/);
     assert.throws(() => new Webhook(created.webhook_secret).verify(got.body + " ", got.headers));
@@ -171,27 +172,40 @@ dbTest("The matching gives the list endpoint's answers for every kind of filter"
       is_online_deliverable: i % 2 === 0,
     }),
   ]);
-  lines.push(changedFixtureLine("opp-4", { score: 41 }));
-  await importLines(db.sql, lines);
-  const written = new Set(
-    (await db.sql<{ id: number }[]>`
-      select id from opportunities where external_id like 'n%' or external_id = 'opp-4'`)
-      .map((r) => r.id),
+  // Changed fixture rows: one whose change moves it into no query (41 crosses no min_score),
+  // one whose title gains words, one whose title loses them, one that goes online.
+  lines.push(
+    changedFixtureLine("opp-4", { score: 41 }),
+    changedFixtureLine("opp-1", { title: "AI invoice dashboard for flaky tests" }),
+    changedFixtureLine("opp-3", { title: "Polite reminder autopilot for freelancers" }),
+    changedFixtureLine("opp-6", { is_online_deliverable: false, score: 55 }),
   );
   const watches = await db.sql<{ id: number; query: Record<string, unknown> }[]>`
     select id, query from watches order by id`;
+  const listIds = async (query: Record<string, unknown>) => {
+    const parsed = OpportunityQuerySchema.parse({ ...query, page_size: 100 });
+    assert.ok(await countOpportunities(db.sql, parsed) <= 100);
+    return (await listOpportunityPage(db.sql, parsed)).map((o) => o.id);
+  };
+  const before = new Map<number, Set<number>>();
+  for (const w of watches) before.set(w.id, new Set(await listIds(w.query)));
+  await importLines(db.sql, lines);
   let nonEmpty = 0;
+  let changedRows = 0;
   for (const w of watches) {
-    const query = OpportunityQuerySchema.parse({ ...w.query, page_size: 100 });
-    const total = await countOpportunities(db.sql, query);
-    const listed = (await listOpportunityPage(db.sql, query)).map((o) => o.id);
-    assert.ok(total <= 100);
-    const expected = listed.filter((id) => written.has(id)).sort((a, b) => a - b);
-    const matched = (await db.sql<{ opportunity_id: number }[]>`
-      select opportunity_id from watch_matches where watch_id = ${w.id}`)
-      .map((r) => r.opportunity_id).sort((a, b) => a - b);
+    // New for a watch: listed by its query now, not listed before the import.
+    const expected = (await listIds(w.query)).filter((id) => !before.get(w.id)!.has(id))
+      .sort((a, b) => a - b);
+    const matched = (await db.sql<{ id: number }[]>`
+      select unnest(opportunity_ids) as id from watch_batches where watch_id = ${w.id}`)
+      .map((r) => r.id).sort((a, b) => a - b);
     assert.deepEqual(matched, expected, JSON.stringify(w.query));
     if (expected.length) nonEmpty++;
+    const [{ n }] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from opportunities
+      where id = any(${matched}::int[]) and external_id like 'opp-%'`;
+    changedRows += n;
   }
+  assert.ok(changedRows >= 2, "changed rows that newly match are among the answers");
   assert.ok(nonEmpty >= 8, "most queries match something, so the comparison means something");
 });

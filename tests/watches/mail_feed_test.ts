@@ -107,7 +107,7 @@ dbTest("The Atom feed is valid XML, newest matches first; a wrong token is 404",
     deliveries: { feed: true },
   })).json();
   await importLines(db.sql, [opportunityLine("f1", { title: "First & <early> idea", score: 50 })]);
-  await db.sql`update watch_matches set matched_at = matched_at - interval '1 hour'`;
+  await db.sql`update watch_batches set matched_at = matched_at - interval '1 hour'`;
   await importLines(db.sql, [opportunityLine("f2", { title: "Second idea", score: 40 })]);
 
   const url = created.feed_url.replace("https://oppintel.example", "http://oppintel.test");

@@ -186,6 +186,21 @@ dbTest("PATCH, DELETE and ownership of /api/v1/watches/{id}", async (db) => {
   const bad = await send(app, "PATCH", path, key, { query: { min_score: -1 } });
   assert.equal(bad.status, 422);
   assert.equal((await bad.json()).details[0].param, "query.min_score");
+  // A watch keeps at least one delivery, as at creation.
+  const [stored] = await db.sql`select * from watches where id = ${watch.id}`;
+  const none = await send(app, "PATCH", path, key, {
+    deliveries: { webhook: null, feed: false, email: false },
+  });
+  assert.equal(none.status, 422);
+  assert.deepEqual((await none.json()).details, [
+    { param: "deliveries", message: "must keep at least one of webhook, email, feed" },
+  ]);
+  assert.deepEqual((await db.sql`select * from watches where id = ${watch.id}`)[0], stored);
+  const swapped = await send(app, "PATCH", path, key, {
+    deliveries: { webhook: null, feed: false, email: true },
+  });
+  assert.equal(swapped.status, 200);
+  assert.deepEqual((await swapped.json()).deliveries, { webhook: null, email: true, feed: false });
 
   const deleted = await send(app, "DELETE", path, key);
   assert.equal(deleted.status, 204);

@@ -48,7 +48,7 @@ function codeIn(page: string, id: string): string | undefined {
   return new RegExp(`<code class="key" id="${id}">([^<]+)</code>`).exec(page)?.[1];
 }
 
-dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", async (db, t) => {
+dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", async (db, t) => {
   const web = app(db);
   const ada = new Browser(web);
   const eve = new Browser(web, "192.0.2.7");
@@ -168,7 +168,10 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
     assert.equal(refused.response.status, 403);
     assert.equal((await watchIds(db, "ada@example.com"))[0].paused, false);
     const { text } = await ada.get("/account");
-    const paused = await ada.post("/account/watches/pause", { id: String(id), csrf: csrfIn(text) });
+    const paused = await ada.post("/account/watches/pause", {
+      id: String(id),
+      csrf: csrfIn(text),
+    });
     assert.equal(paused.response.status, 303);
     assert.equal((await watchIds(db, "ada@example.com"))[0].paused, true);
     const page = await ada.get(paused.response.headers.get("location")!);
@@ -202,19 +205,123 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
     assert.match(codeIn(feed.text, "watch-feed-url") ?? "", /token=oi_feed_/);
   });
 
-  await t.step("another account cannot pause, rotate or delete the watch", async () => {
-    const [before] = await db.sql`select webhook_secret, paused from watches where id = ${id}`;
+  await t.step("the edit form holds the watch's fields and saves them, with CSRF", async () => {
+    const { text } = await ada.get("/account");
+    const form = new RegExp(
+      `<form method="post" action="/account/watches/edit" id="watch-${id}-form">[\\s\\S]*?</form>`,
+    )
+      .exec(text)?.[0] ?? "";
+    assert.match(form, new RegExp(`name="id" value="${id}"`));
+    assert.match(form, /name="name" value="Invoices"/);
+    assert.match(form, /name="q" value="invoice"/);
+    assert.match(form, /name="min_score" value="60"/);
+    assert.match(form, /name="webhook_url" value="https:\/\/hooks.example.com\/in"/);
+    assert.match(form, /name="online_only"\s+checked/);
+    assert.match(form, /name="feed"\s+checked/);
+    assert.doesNotMatch(form, /name="email"\s+checked/);
+    assert.deepEqual(await problems(text), []);
+    const edited = {
+      id: String(id),
+      name: "Invoice reminders",
+      q: "invoice reminder",
+      min_score: "75",
+      platform: "reddit",
+      feed: "on",
+      email: "on",
+      webhook_url: "https://hooks.example.com/in",
+    };
+    const [before] = await db.sql`select * from watches where id = ${id}`;
+    const refused = await ada.post("/account/watches/edit", edited);
+    assert.equal(refused.response.status, 403);
+    const [unchanged] = await db.sql`select * from watches where id = ${id}`;
+    assert.deepEqual(unchanged, before);
+    const saved = await ada.post("/account/watches/edit", { ...edited, csrf: csrfIn(text) });
+    assert.equal(saved.response.status, 303);
+    assert.equal(saved.response.headers.get("location"), `/account?done=watch-saved#watch-${id}`);
+    const [after] = await db.sql`
+      select name, query, q, min_score, platform, online_only, email, webhook_secret,
+        feed_token_hash from watches where id = ${id}`;
+    assert.equal(after.name, "Invoice reminders");
+    assert.deepEqual(after.query, {
+      q: "invoice reminder",
+      platform: "reddit",
+      min_score: 75,
+      online_only: false,
+    });
+    assert.equal(after.q, "invoice reminder");
+    assert.equal(after.min_score, 75);
+    assert.equal(after.online_only, false);
+    assert.equal(after.email, true);
+    assert.equal(after.webhook_secret, before.webhook_secret, "the secret is kept");
+    assert.equal(after.feed_token_hash, before.feed_token_hash, "the feed URL is kept");
+    const page = await ada.get(saved.response.headers.get("location")!);
+    assert.match(page.text, /The watch is saved/);
+    assert.match(page.text, /<h3>Invoice reminders<\/h3>/);
+    assert.match(page.text, /Query: &quot;invoice reminder&quot;, platform reddit, score ≥ 75\./);
+  });
+
+  await t.step(
+    "an edit with bad fields answers 422 next to them and writes nothing",
+    async () => {
+      const [before] = await db.sql`select * from watches where id = ${id}`;
+      const { text } = await ada.get("/account");
+      const base = { id: String(id), name: "X", feed: "on", csrf: csrfIn(text) };
+      const cases: [Record<string, string>, string][] = [
+        [{ min_score: "500" }, "min_score"],
+        [{ name: " " }, "name"],
+        [{ sort: "relevance" }, "sort"],
+        [{ webhook_url: "https://169.254.169.254/latest" }, "webhook_url"],
+        [{ feed: "" }, "deliveries"],
+      ];
+      for (const [change, field] of cases) {
+        const bad = await ada.post("/account/watches/edit", { ...base, ...change });
+        assert.equal(bad.response.status, 422, field);
+        assert.match(bad.text, new RegExp(`id="watch-${id}-${field}-error"`), field);
+        assert.match(
+          bad.text,
+          /<details class="edit"\s+open\s*>/,
+          "the refused form is unfolded",
+        );
+        assert.match(bad.text, /The watch was not saved/);
+        assert.deepEqual(await problems(bad.text), [], field);
+      }
+      const [after] = await db.sql`select * from watches where id = ${id}`;
+      assert.deepEqual(after, before);
+    },
+  );
+
+  await t.step("turning the feed on in an edit shows its new URL once", async () => {
+    const { text } = await ada.get("/account");
+    const noFeed = {
+      id: String(id),
+      name: "Invoice reminders",
+      email: "on",
+      webhook_url: "https://hooks.example.com/in",
+      csrf: csrfIn(text),
+    };
+    const off = await ada.post("/account/watches/edit", noFeed);
+    assert.equal(off.response.status, 303);
+    const on = await ada.post("/account/watches/edit", { ...noFeed, feed: "on" });
+    assert.equal(on.response.status, 200);
+    assert.match(codeIn(on.text, "watch-feed-url") ?? "", /token=oi_feed_/);
+  });
+
+  await t.step("another account cannot pause, rotate, delete or edit the watch", async () => {
+    const [before] = await db
+      .sql`select name, webhook_secret, paused from watches where id = ${id}`;
     const { text } = await eve.get("/account");
-    for (const action of ["pause", "rotate-secret", "rotate-feed", "delete"]) {
+    for (const action of ["pause", "rotate-secret", "rotate-feed", "delete", "edit"]) {
       const tried = await eve.post(`/account/watches/${action}`, {
         id: String(id),
         csrf: csrfIn(text),
+        ...(action === "edit" ? { name: "Mine now", feed: "on" } : {}),
       });
       assert.equal(tried.response.status, 404, action);
       assert.match(tried.text, /That watch is not one of yours/);
       assert.equal(codeIn(tried.text, "watch-secret"), undefined);
     }
-    const [after] = await db.sql`select webhook_secret, paused from watches where id = ${id}`;
+    const [after] = await db
+      .sql`select name, webhook_secret, paused from watches where id = ${id}`;
     assert.deepEqual(after, before);
     // Ada's CSRF token is not Eve's.
     const adaPage = await ada.get("/account");
@@ -230,7 +337,10 @@ dbTest("dashboard watches: create, secret once, pause, rotate, delete, CSRF", as
     const { text } = await ada.get("/account");
     const missing = await ada.post("/account/watches/delete", { id: String(id) });
     assert.equal(missing.response.status, 403);
-    const gone = await ada.post("/account/watches/delete", { id: String(id), csrf: csrfIn(text) });
+    const gone = await ada.post("/account/watches/delete", {
+      id: String(id),
+      csrf: csrfIn(text),
+    });
     assert.equal(gone.response.status, 303);
     assert.deepEqual(await watchIds(db, "ada@example.com"), []);
     assert.equal(gone.response.headers.get("location"), "/account?done=watch-deleted#watches");
