@@ -191,7 +191,8 @@ type AdmitRow = KeyRow & {
   charged: boolean;
   /** After the charge when charged, else the count as it stands. */
   used: number;
-  fetched: unknown;
+  /** The prefetch's value, when one was given. */
+  fetched?: unknown;
 };
 
 /**
@@ -217,9 +218,9 @@ function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
  * The usage record costs no second table: the month's counts per key, surface and day live on
  * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).
  *
- * `prefetch`, a scalar SQL expression, is the answer's data read in the same statement once the
- * call is charged (a detail that is not cached): one round trip instead of two, read in the same
- * snapshot as the data version. Its value is the admission's `fetched`.
+ * `prefetch`, a scalar SQL expression, is the answer's data read in the same statement when the
+ * call may be charged (a detail that is not cached): one round trip instead of two, read in the
+ * same snapshot as the data version. Its value is the admission's `fetched` once charged.
  */
 export async function admit(
   sql: Sql,
@@ -235,12 +236,24 @@ export async function admit(
   const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
   const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
     when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
+  const keyRow = sql`
+    select c.*, ${existence?.check ?? sql`true`} as found,
+      c.key_id::text || ${":" + surface} as slot
+    from (${apiKeyRows(sql, hash)}) c`;
+  // The prefetch is read with the key, before the charge: the counter row is locked from the
+  // charge to the commit only, as without it (a read under the lock made every other call of
+  // the account wait for it). It is read only when the call may be charged; when the quota then
+  // refuses it, it is not used.
+  const keyRows = prefetch
+    ? sql`
+      select f.*, case when f.found and f.revoked_by is null
+          and (case f.plan when 'free' then 0 when 'pro' then 1 else 2 end)
+            >= ${PLAN_RANK[operation.plan]}::int
+        then ${prefetch} end as fetched
+      from (${keyRow}) f`
+    : keyRow;
   const [row]: [AdmitRow?] = await sql`
-    with k as (
-      select c.*, ${existence?.check ?? sql`true`} as found,
-        c.key_id::text || ${":" + surface} as slot
-      from (${apiKeyRows(sql, hash)}) c
-    ),
+    with k as (${keyRows}),
     charged as (
       insert into usage_counters as u (account_id, period, used, day, today)
       select k.account_id, ${period}, 1, ${dayOf(now)}, jsonb_build_object(k.slot, 1) from k
@@ -262,12 +275,7 @@ export async function admit(
       -- coalesce stops at the first value: the counter is read only when nothing was charged.
       coalesce((select used from charged), (select used from usage_counters
         where account_id = k.account_id and period = ${period}), 0) as used,
-      (select version::float8 from data_version) as data_version,
-      ${
-    // CASE evaluates the subquery only when the call was charged.
-    prefetch
-      ? sql`case when (select used from charged) is not null then ${prefetch} end`
-      : sql`null`} as fetched
+      (select version::float8 from data_version) as data_version
     from k`;
   if (!row) throw new InvalidApiKeyError();
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
