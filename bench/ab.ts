@@ -303,8 +303,9 @@ async function main(): Promise<void> {
             warmupSeconds: options.warmup,
             seconds: options.duration,
           }, ROOT);
-          const used = (await cpuSeconds(pids[side])) - cpu0 +
-            backendDelta(pg0, await backendCpu(options.database));
+          const own = (await cpuSeconds(pids[side])) - cpu0;
+          const pgUsed = backendDelta(pg0, await backendCpu(options.database));
+          const used = own + pgUsed;
           await keeper.stopLoop();
           rps[side].push(result.rps);
           // The counters cover the warm-up too: divide by its requests as well, at the same rate.
@@ -312,7 +313,11 @@ async function main(): Promise<void> {
           if (side === "B") bad += result.non2xx + result.mismatches;
           console.error(
             `[ab] ${id} round ${round + 1} ${side}: ${result.rps.toFixed(0)} req/s, ` +
-              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req, p50 ${result.p50} ms, ` +
+              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req (${
+                (own / used * 100).toFixed(0)
+              }% service, ${
+                (pgUsed / used * 100).toFixed(0)
+              }% PostgreSQL), p50 ${result.p50} ms, ` +
               `p99 ${result.p99} ms, non-2xx ${result.non2xx}, mismatches ${result.mismatches}`,
           );
         }
