@@ -31,10 +31,12 @@ function help(): string {
   return `Usage: deno task bench:ab --a REV [flags]
 
 Runs the service at git revision REV (A) and this checkout (B) on one database, and loads them
-in turns with autocannon.
+in turns with autocannon. With "--a raw", A is the bare baseline (bench/baseline_raw.ts: the
+page query and the single-row select alone), for the scenarios that have one (list,
+list_filtered, detail).
 
 Flags:
-  --a REV               The revision to compare against (required), e.g. main~3 or a commit
+  --a REV               The revision to compare against (required), e.g. main~3, a commit, or raw
   --opportunities N     Opportunities in the database (default 1000000; reused when it matches)
   --database NAME       Database name (default oppintel_bench)
   --scenarios LIST      Comma-separated, from: ${Object.keys(specs(NO_KEYS)).join(", ")}
@@ -102,6 +104,13 @@ function modernCall(name: string, args: Record<string, unknown>) {
 
 const NO_KEYS: BenchKeys = { pro: "", hot: "", spread: [] };
 const DEFAULT_SCENARIOS = ["list", "list_filtered", "detail", "mcp_list", "mcp_detail"];
+
+/** The bare baseline's route of a scenario, for "--a raw". */
+const RAW_PATHS: Record<string, string> = {
+  list: "/list",
+  list_filtered: "/list-filtered?platform=reddit&min_score=70&recommendation=Build",
+  detail: "/detail/{id}",
+};
 
 /** The scenarios: one route each, the same request for A and B. */
 function specs(keys: BenchKeys): Record<string, Omit<LoadSpec, "base" | "idRange">> {
@@ -242,21 +251,26 @@ async function main(): Promise<void> {
   });
   const keys = await createBenchKeys(db.url);
   const keeper = quotaKeeper(db.url);
+  const raw = options.a === "raw";
+  for (const id of options.scenarios) {
+    if (raw && !RAW_PATHS[id]) throw new Error(`Scenario "${id}" has no bare baseline`);
+  }
   console.error(`[ab] checking out ${options.a}`);
-  const dirA = await checkout(options.a);
+  const dirA = raw ? ROOT : await checkout(options.a);
   const loadBefore = await loadAverage();
   try {
     const bases: Record<"A" | "B", string> = { A: "", B: "" };
     const pids: Record<"A" | "B", number> = { A: 0, B: 0 };
     for (const [side, cwd] of [["A", dirA], ["B", ROOT]] as const) {
       const port = freePort();
-      const proc = await start(`ab-${side}`, ["main.ts"], {
+      const script = raw && side === "A" ? "bench/baseline_raw.ts" : "main.ts";
+      const proc = await start(`ab-${side}`, [script], {
         cwd,
         env: { DATABASE_URL: db.url, PORT: String(port), SEED_DEMO: "off" },
       });
       bases[side] = `http://127.0.0.1:${port}`;
       pids[side] = proc.pid;
-      await waitReady(proc, `${bases[side]}/healthz`);
+      await waitReady(proc, `${bases[side]}${script === "main.ts" ? "/healthz" : "/"}`);
     }
     const all = specs(keys);
     const rows: string[] = [
@@ -282,14 +296,16 @@ async function main(): Promise<void> {
           const pg0 = await backendCpu(options.database);
           const result = await loadRun({
             ...spec,
+            ...(raw && side === "A" ? { path: RAW_PATHS[id] } : {}),
             base: bases[side],
             idRange: db.idRange,
             connections: options.connections,
             warmupSeconds: options.warmup,
             seconds: options.duration,
           }, ROOT);
-          const used = (await cpuSeconds(pids[side])) - cpu0 +
-            backendDelta(pg0, await backendCpu(options.database));
+          const own = (await cpuSeconds(pids[side])) - cpu0;
+          const pgUsed = backendDelta(pg0, await backendCpu(options.database));
+          const used = own + pgUsed;
           await keeper.stopLoop();
           rps[side].push(result.rps);
           // The counters cover the warm-up too: divide by its requests as well, at the same rate.
@@ -297,7 +313,11 @@ async function main(): Promise<void> {
           if (side === "B") bad += result.non2xx + result.mismatches;
           console.error(
             `[ab] ${id} round ${round + 1} ${side}: ${result.rps.toFixed(0)} req/s, ` +
-              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req, p50 ${result.p50} ms, ` +
+              `${cpu[side].at(-1)!.toFixed(0)} µs CPU/req (${
+                (own / used * 100).toFixed(0)
+              }% service, ${
+                (pgUsed / used * 100).toFixed(0)
+              }% PostgreSQL), p50 ${result.p50} ms, ` +
               `p99 ${result.p99} ms, non-2xx ${result.non2xx}, mismatches ${result.mismatches}`,
           );
         }
@@ -321,7 +341,7 @@ async function main(): Promise<void> {
   } finally {
     await stopAll();
     await keeper.close();
-    await run("git", ["worktree", "remove", "--force", dirA], ROOT);
+    if (!raw) await run("git", ["worktree", "remove", "--force", dirA], ROOT);
   }
 }
 

@@ -7,7 +7,8 @@
  *
  * Options: --database NAME (default oppintel_bench, which must exist: deno task bench
  * --prepare-only builds it), --requests N per round (default 400), --rounds N (default 5),
- * --cpu-prof-only SCENARIO (run one scenario for the rounds, for `deno run --cpu-prof`).
+ * --cpu-prof-only SCENARIO (run one scenario for the rounds, for `deno run --cpu-prof`),
+ * --scenarios LIST (comma-separated scenario ids, default all).
  */
 import process from "node:process";
 import { buildHandler } from "../main.ts";
@@ -29,6 +30,7 @@ const database = arg("--database", "oppintel_bench");
 const requests = Number(arg("--requests", "400"));
 const rounds = Number(arg("--rounds", "5"));
 const only = arg("--cpu-prof-only", "");
+const chosen = arg("--scenarios", "");
 const url = new URL(benchAdminUrl());
 url.pathname = `/${database}`;
 
@@ -122,7 +124,8 @@ async function commits(): Promise<number> {
 }
 
 const best: Record<string, { cpu: number; wall: number; statements: number }> = {};
-const ids = only ? [only] : Object.keys(SCENARIOS);
+const ids = only ? [only] : chosen ? chosen.split(",") : Object.keys(SCENARIOS);
+for (const id of ids) if (!SCENARIOS[id]) throw new Error(`unknown scenario ${id}`);
 for (let round = 0; round < rounds; round++) {
   for (const id of ids) {
     await db.sql`delete from usage_counters where account_id = ${account.id}`;

@@ -199,6 +199,8 @@ export interface Admission {
   refusal?: Error;
   /** True when this call took a unit of quota (to refund if its answer fails). */
   charged?: boolean;
+  /** The value of admit's `prefetch` when it was given and the call was charged. */
+  fetched?: unknown;
 }
 
 type AdmitRow = KeyRow & {
@@ -206,6 +208,8 @@ type AdmitRow = KeyRow & {
   charged: boolean;
   /** After the charge when charged, else the count as it stands. */
   used: number;
+  /** The prefetch's value, when one was given. */
+  fetched?: unknown;
 };
 
 /**
@@ -258,6 +262,10 @@ function unknownCredential(raw: string): Error {
  *
  * The usage record costs no second table: the month's counts per key, surface and day live on
  * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).
+ *
+ * `prefetch`, a scalar SQL expression, is the answer's data read in the same statement when the
+ * call may be charged (a detail that is not cached): one round trip instead of two, read in the
+ * same snapshot as the data version. Its value is the admission's `fetched` once charged.
  */
 export async function admit(
   sql: Sql,
@@ -266,18 +274,31 @@ export async function admit(
   existence?: Existence,
   now: Date = new Date(),
   surface: Surface = "rest",
+  prefetch?: postgres.Fragment,
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
   const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
   const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
     when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
+  const keyRow = sql`
+    select c.*, ${existence?.check ?? sql`true`} as found,
+      c.key_id::text || ${":" + surface} as slot
+    from (${credentialRows(sql, rawKey!, hash, now)}) c`;
+  // The prefetch is read with the key, before the charge: the counter row is locked from the
+  // charge to the commit only, as without it (a read under the lock made every other call of
+  // the account wait for it). It is read only when the call may be charged; when the quota then
+  // refuses it, it is not used.
+  const keyRows = prefetch
+    ? sql`
+      select f.*, case when f.found and f.revoked_by is null
+          and (case f.plan when 'free' then 0 when 'pro' then 1 else 2 end)
+            >= ${PLAN_RANK[operation.plan]}::int
+        then ${prefetch} end as fetched
+      from (${keyRow}) f`
+    : keyRow;
   const [row]: [AdmitRow?] = await sql`
-    with k as (
-      select c.*, ${existence?.check ?? sql`true`} as found,
-        c.key_id::text || ${":" + surface} as slot
-      from (${credentialRows(sql, rawKey!, hash, now)}) c
-    ),
+    with k as (${keyRows}),
     charged as (
       insert into usage_counters as u (account_id, period, used, day, today)
       select k.account_id, ${period}, 1, ${dayOf(now)}, jsonb_build_object(k.slot, 1) from k
@@ -312,7 +333,7 @@ export async function admit(
     const { used, limit: max, reset_at } = caller.usage;
     return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
   }
-  return { caller, charged: true };
+  return { caller, charged: true, ...(prefetch ? { fetched: row.fetched } : {}) };
 }
 
 /**

@@ -5,9 +5,11 @@
  * (tier and cost are in OPERATIONS, src/accounts/admission.ts).
  */
 import type { z } from "zod";
+import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { Content } from "../catalog/content.ts";
 import { rowExistsFragment } from "../catalog/common.ts";
+import { detailJson, type DetailRow } from "../catalog/opportunities.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import {
   BlogQuerySchema,
@@ -34,7 +36,12 @@ export interface OperationDeps {
 /** A parsed call: what must exist, and the work that answers it at a data version. */
 export interface Prepared {
   existence?: Existence;
-  work(version: number, caller: Caller): Promise<unknown>;
+  /**
+   * The answer's data, read in the admission statement once the call is charged (admit's
+   * `prefetch`), when the answer is not cached; `work` then receives it as `fetched`.
+   */
+  prefetch?: postgres.Fragment;
+  work(version: number, caller: Caller, fetched?: unknown): Promise<unknown>;
 }
 
 /** Parses an input with a schema, as the surface reads it (throws invalid_parameter). */
@@ -59,7 +66,10 @@ const DEFINITIONS: Record<OperationName, Definition> = {
     const { id } = parse(OpportunityIdSchema);
     return {
       existence: rowExists(sql, "opportunities", id, "opportunity"),
-      work: (v) => content.getOpportunity(v, id),
+      // A cache miss reads the detail in the admission statement: one round trip.
+      prefetch: content.hasOpportunity(id) ? undefined : detailJson(sql, id),
+      work: (v, _caller, fetched) =>
+        content.getOpportunity(v, id, fetched as DetailRow | null | undefined),
     };
   },
   listBlogPosts({ content }, parse) {

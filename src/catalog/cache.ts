@@ -67,6 +67,12 @@ export class VersionedCache {
     return made;
   }
 
+  /** True when `key` has an unexpired entry at the newest version seen (no hit counted). */
+  has(key: string): boolean {
+    const found = this.#entries.get(key);
+    return found !== undefined && found.expires > Date.now();
+  }
+
   /** Hit and miss counts since start. */
   stats(): CacheStats {
     return {

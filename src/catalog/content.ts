@@ -8,7 +8,13 @@ import type { Sql } from "../db/open.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
 import { createGate } from "../platform/gate.ts";
-import { countOpportunities, getOpportunity, listOpportunityPage } from "./opportunities.ts";
+import {
+  countOpportunities,
+  type DetailRow,
+  getOpportunity,
+  listOpportunityPage,
+  toDetail,
+} from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
   BlogList,
@@ -27,7 +33,17 @@ import type {
 /** Content operations at a data version. */
 export interface Content {
   listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
-  getOpportunity(version: number, id: number): Promise<OpportunityDetail>;
+  /**
+   * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
+   * read it at `version` (no second query).
+   */
+  getOpportunity(
+    version: number,
+    id: number,
+    fetched?: DetailRow | null,
+  ): Promise<OpportunityDetail>;
+  /** True when the detail of `id` is cached at the newest data version seen. */
+  hasOpportunity(id: number): boolean;
   listBlogPosts(version: number, query: BlogQuery): Promise<BlogList>;
   getBlogPost(version: number, slug: string): Promise<BlogPost>;
   getOverview(version: number): Promise<Overview>;
@@ -96,8 +112,15 @@ export function createContent(
           return { items, total, page: query.page, page_size: query.page_size };
         });
       }),
-    getOpportunity: (version, id) =>
-      cached(version, `opportunity:${id}`, () => getOpportunity(sql, id, context)),
+    getOpportunity: (version, id, fetched) =>
+      cached(
+        version,
+        `opportunity:${id}`,
+        fetched === undefined
+          ? () => getOpportunity(sql, id, context)
+          : () => Promise.resolve().then(() => toDetail(fetched, id, context)),
+      ),
+    hasOpportunity: (id) => cache.maxEntries > 0 && cache.has(`opportunity:${id}`),
     listBlogPosts: (version, query) =>
       cached(version, keyOf("blog", query), () => listBlogPosts(sql, query, context)),
     getBlogPost: (version, slug) =>

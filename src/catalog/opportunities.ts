@@ -6,7 +6,7 @@ import { scrubText } from "./scrub.ts";
 import { iso, isRowId, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
 
 /** A row of listColumns, before shaping. */
-export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date };
+export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date | string };
 
 /** The list-item columns of `opportunities o`, in the order of the specification. */
 export function listColumns(sql: Sql): postgres.Fragment {
@@ -197,7 +197,9 @@ export async function countOpportunities(
   });
 }
 
-type DetailRow = ListRow & {
+/** A detail row as `detailJson` reads it: JSON, so its timestamps are strings. */
+export type DetailRow = Omit<ListRow, "created_at"> & {
+  created_at: string;
   description: string;
   market_size_estimate: string;
   key_features: string[];
@@ -208,6 +210,29 @@ type DetailRow = ListRow & {
   evidence: { quote: string; platform: string; channel_name: string; posted_at: string }[];
 };
 
+/**
+ * The detail of one opportunity as one JSON value (null when there is none): its columns, the
+ * newest evidence and the related article's slug. A scalar expression, so that the admission
+ * statement can read it in the same round trip as the charge (src/accounts/admission.ts);
+ * getOpportunity reads it alone.
+ */
+export function detailJson(sql: Sql, id: number): postgres.Fragment {
+  if (!isRowId(id)) return sql`null::json`;
+  return sql`(
+    select row_to_json(d) from (
+      select ${listColumns(sql)}, o.description, o.market_size_estimate, o.key_features,
+        o.competitors, o.differentiation, o.risks,
+        (select b.slug from blog_posts b
+          where b.related_opportunity_id = o.id and b.published_at <= now()
+          order by b.published_at desc, b.slug limit 1) as related_slug,
+        coalesce((
+          select json_agg(e order by e.posted_at desc, e.id desc) from (
+            select q.id, q.quote, q.platform, q.channel_name, q.posted_at from evidence_quotes q
+            where q.opportunity_id = o.id order by q.posted_at desc, q.id desc limit 5) e
+        ), '[]') as evidence
+      from opportunities o where o.id = ${id}) d)`;
+}
+
 /** One opportunity with its detail fields, newest evidence and related article. */
 export async function getOpportunity(
   sql: Sql,
@@ -215,18 +240,17 @@ export async function getOpportunity(
   ctx: QueryContext,
 ): Promise<OpportunityDetail> {
   if (!isRowId(id)) throw new NotFoundError(`Cannot find opportunity ${id}`);
-  const [row]: [DetailRow?] = await sql`
-    select ${listColumns(sql)}, o.description, o.market_size_estimate, o.key_features,
-      o.competitors, o.differentiation, o.risks,
-      (select b.slug from blog_posts b
-        where b.related_opportunity_id = o.id and b.published_at <= now()
-        order by b.published_at desc, b.slug limit 1) as related_slug,
-      coalesce((
-        select json_agg(e order by e.posted_at desc, e.id desc) from (
-          select q.id, q.quote, q.platform, q.channel_name, q.posted_at from evidence_quotes q
-          where q.opportunity_id = o.id order by q.posted_at desc, q.id desc limit 5) e
-      ), '[]') as evidence
-    from opportunities o where o.id = ${id}`;
+  const [{ detail }]: [{ detail: DetailRow | null }] = await sql`
+    select ${detailJson(sql, id)} as detail`;
+  return toDetail(detail, id, ctx);
+}
+
+/** Shapes a row of detailJson into the detail answer; 404 when there is none. */
+export function toDetail(
+  row: DetailRow | null,
+  id: number,
+  ctx: QueryContext,
+): OpportunityDetail {
   if (!row) throw new NotFoundError(`Cannot find opportunity ${id}`);
   return {
     ...toListItem(row),

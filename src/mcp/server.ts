@@ -33,6 +33,7 @@ import {
 } from "../accounts/admission.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
+import type postgres from "postgres";
 import { toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
 import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
@@ -125,7 +126,12 @@ interface Exchange {
   /** The request's tool call as admitted with the key check, if it is one. */
   call?: AdmittedCall;
   /** Admits a call with this request's key (for a tool call not admitted before). */
-  admit(operation: Operation, existence: Existence | undefined, at: Date): Promise<Admission>;
+  admit(
+    operation: Operation,
+    existence: Existence | undefined,
+    at: Date,
+    prefetch?: postgres.Fragment,
+  ): Promise<Admission>;
   /** True when a call of this request was charged and answered. */
   charged: boolean;
 }
@@ -146,7 +152,12 @@ async function callTool(
     if (!call || call.taken || call.name !== tool.name) {
       const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
       const at = new Date();
-      const admission = await exchange.admit(operationOf(tool), prepared.existence, at);
+      const admission = await exchange.admit(
+        operationOf(tool),
+        prepared.existence,
+        at,
+        prepared.prefetch,
+      );
       call = { name: tool.name, prepared, admission, at, taken: false };
     }
     call.taken = true;
@@ -154,7 +165,7 @@ async function callTool(
     exchange.usage = caller.usage;
     if (refusal) throw refusal;
     try {
-      const body = await call.prepared.work(caller.dataVersion, caller);
+      const body = await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
       if (charged) exchange.charged = true;
       return result(body as Record<string, unknown>, false);
     } catch (error) {
@@ -291,8 +302,12 @@ export function createMcpHandler(
     body: unknown,
     requestId?: string,
   ): Promise<Exchange> {
-    const admitCall = (operation: Operation, existence: Existence | undefined, at: Date) =>
-      admit(deps.sql, rawKey, operation, existence, at, "mcp");
+    const admitCall = (
+      operation: Operation,
+      existence: Existence | undefined,
+      at: Date,
+      prefetch?: postgres.Fragment,
+    ) => admit(deps.sql, rawKey, operation, existence, at, "mcp", prefetch);
     const exchangeOf = (caller: Caller, call?: AdmittedCall): Exchange => ({
       caller,
       requestId,
@@ -316,7 +331,12 @@ export function createMcpHandler(
       }
       if (prepared) {
         const at = new Date();
-        const admission = await admitCall(operationOf(tool), prepared.existence, at);
+        const admission = await admitCall(
+          operationOf(tool),
+          prepared.existence,
+          at,
+          prepared.prefetch,
+        );
         const call = { name: tool.name, prepared, admission, at, taken: false };
         return exchangeOf(admission.caller, call);
       }

@@ -134,19 +134,21 @@ export function createRestHandler(
       return { response: errorResponse(error, caller.usage), caller };
     }
     const admittedAt = new Date();
-    const { caller, refusal, charged } = await admit(
+    const { caller, refusal, charged, fetched } = await admit(
       deps.sql,
       key,
       r.operation,
       prepared.existence,
       admittedAt,
+      "rest",
+      prepared.prefetch,
     );
     if (refusal) {
       const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
       return { response: errorResponse(refusal, caller.usage), caller, quota };
     }
     try {
-      const result = await prepared.work(caller.dataVersion, caller);
+      const result = await prepared.work(caller.dataVersion, caller, fetched);
       const quota = charged ? "charged" : "free";
       return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {

@@ -87,3 +87,37 @@ dbTest("MCP results are byte for byte their REST twins' answers, on both eras", 
     });
   }
 });
+
+dbTest(
+  "a detail read in the admission statement is byte for byte the detail read alone",
+  async (db, t) => {
+    const opp = await loadFixture(db.sql);
+    const { key } = await makeKey(db.sql, "business");
+    const { getOpportunity } = await import("../../src/catalog/opportunities.ts");
+    // Every fixture opportunity: with and without evidence and a related article.
+    for (const [name, id] of Object.entries(opp)) {
+      await t.step(name, async () => {
+        const alone = JSON.stringify(
+          await getOpportunity(db.sql, id, { publicBaseUrl: "https://oppintel.example" }),
+        );
+        // Fresh apps: nothing cached, so each surface's first call reads the detail with its charge.
+        const rest = await (await testApp(db).get(`/api/v1/opportunities/${id}`, key)).text();
+        assert.equal(rest, alone, "REST, first call");
+        for (const era of ["2025", "2026"] as const) {
+          const mcp = await callTool(testApp(db), key, era, "get_opportunity", { id });
+          assert.equal(mcp.isError, undefined, mcp.text);
+          assert.equal(mcp.text, alone, `MCP ${era}, first call`);
+        }
+      });
+    }
+    await t.step("the evidence and the related article are in the answers compared", async () => {
+      const details = await Promise.all(
+        Object.values(opp).map(async (id) =>
+          JSON.parse(await (await testApp(db).get(`/api/v1/opportunities/${id}`, key)).text())
+        ),
+      );
+      assert.ok(details.some((d) => d.evidence.length > 0));
+      assert.ok(details.some((d) => d.related_article_url !== null));
+    });
+  },
+);
