@@ -4,7 +4,7 @@
  * endpoint.
  */
 import assert from "node:assert/strict";
-import { Browser, csrfIn, linkIn, type WebTestApp } from "./web.ts";
+import { Browser, type WebTestApp } from "./web.ts";
 
 /** A PKCE verifier and its S256 challenge. */
 export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
@@ -48,21 +48,6 @@ export async function registerClient(app: WebTestApp, name = "Test client"): Pro
   });
   assert.equal(status, 201, JSON.stringify(body));
   return body.client_id as string;
-}
-
-/** Signs a Browser in through the e-mailed link (creating the account when new). */
-export async function signIn(browser: Browser, email: string): Promise<void> {
-  const landing = await browser.get("/account");
-  const before = browser.app.outbox.length;
-  await browser.post("/account/signup", { email, csrf: csrfIn(landing.text) });
-  assert.equal(browser.app.outbox.length, before + 1);
-  const link = linkIn(browser.app.outbox.at(-1));
-  const confirm = await browser.get(link);
-  const used = await browser.post("/account/link", {
-    token: new URL(link).searchParams.get("token")!,
-    csrf: csrfIn(confirm.text),
-  });
-  assert.equal(used.response.status, 303);
 }
 
 /** The parameters of an authorization request of `clientId`. */

@@ -2,6 +2,7 @@
  * The service in-process with its web: createWebHandler first, then the API handler, as the
  * lead's main handler composes them. Mails go to an in-memory outbox.
  */
+import assert from "node:assert/strict";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import type { MailMessage } from "../../src/web/mailer.ts";
@@ -105,4 +106,20 @@ export function csrfIn(page: string): string {
   const match = /name="csrf" value="([^"]+)"/.exec(page);
   if (!match) throw new Error("No CSRF field on the page");
   return match[1];
+}
+
+/** Signs a Browser in through the e-mailed link (creating the account when new). */
+export async function signUp(browser: Browser, email: string): Promise<void> {
+  const landing = await browser.get("/account");
+  const before = browser.app.outbox.length;
+  const asked = await browser.post("/account/signup", { email, csrf: csrfIn(landing.text) });
+  assert.equal(asked.response.status, 200);
+  assert.equal(browser.app.outbox.length, before + 1);
+  const link = linkIn(browser.app.outbox.at(-1));
+  const confirm = await browser.get(link);
+  const used = await browser.post("/account/link", {
+    token: new URL(link).searchParams.get("token")!,
+    csrf: csrfIn(confirm.text),
+  });
+  assert.equal(used.response.status, 303);
 }

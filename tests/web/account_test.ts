@@ -2,22 +2,7 @@ import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
 import { findAccountByEmail } from "../../src/accounts/accounts.ts";
 import { dbTest } from "../helpers/db.ts";
-import { Browser, csrfIn, linkIn, webTestApp } from "../helpers/web.ts";
-
-async function signUp(browser: Browser, email: string): Promise<void> {
-  const landing = await browser.get("/account");
-  const before = browser.app.outbox.length;
-  const asked = await browser.post("/account/signup", { email, csrf: csrfIn(landing.text) });
-  assert.equal(asked.response.status, 200);
-  assert.equal(browser.app.outbox.length, before + 1);
-  const link = linkIn(browser.app.outbox.at(-1));
-  const confirm = await browser.get(link);
-  const used = await browser.post("/account/link", {
-    token: new URL(link).searchParams.get("token")!,
-    csrf: csrfIn(confirm.text),
-  });
-  assert.equal(used.response.status, 303);
-}
+import { Browser, csrfIn, linkIn, signUp, webTestApp } from "../helpers/web.ts";
 
 function keyIn(page: string): string {
   const match = /<code class="key" id="new-key">(oi_live_[A-Za-z0-9]+)<\/code>/.exec(page);

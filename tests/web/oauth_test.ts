@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture } from "../helpers/app.ts";
-import { csrfIn, webTestApp } from "../helpers/web.ts";
+import { csrfIn, signUp, webTestApp } from "../helpers/web.ts";
 import {
   authorize,
   authorizeParams,
@@ -18,7 +18,6 @@ import {
   REDIRECT,
   register,
   registerClient,
-  signIn,
   tokenRequest,
 } from "../helpers/oauth.ts";
 import type { Sql } from "../../src/db/open.ts";
@@ -47,7 +46,7 @@ dbTest("OAuth: a whole sign-in, tokens on MCP and REST with the same quota", asy
   await loadFixture(db.sql);
   const app = webTestApp(db);
   const browser = new Browser(app);
-  await signIn(browser, "oauth-user@example.com");
+  await signUp(browser, "oauth-user@example.com");
   const { access, refresh, clientId } = await connectApp(app, browser, "Claude test");
 
   await t.step("tools/list and a charged tools/call, with the X-Quota headers", async () => {
@@ -146,7 +145,7 @@ dbTest(
   async (db, t) => {
     const app = webTestApp(db);
     const browser = new Browser(app);
-    await signIn(browser, "hostile@example.com");
+    await signUp(browser, "hostile@example.com");
     const clientId = await registerClient(app);
 
     async function codeFor(extra: Record<string, string> = {}) {
@@ -380,7 +379,7 @@ dbTest(
   async (db, t) => {
     const app = webTestApp(db);
     const browser = new Browser(app);
-    await signIn(browser, "csrf@example.com");
+    await signUp(browser, "csrf@example.com");
     const clientId = await registerClient(app, "CSRF client");
     const params = authorizeParams(clientId, (await pkcePair()).challenge);
 
@@ -510,7 +509,7 @@ dbTest(
       const [grant] = await db.sql<{ id: number }[]>`
       select id from oauth_grants where client_name = 'Mine'`;
       const stranger = new Browser(app, "192.0.2.79");
-      await signIn(stranger, "stranger@example.com");
+      await signUp(stranger, "stranger@example.com");
       const dashboard = await stranger.get("/account");
       await stranger.post("/account/apps/revoke", {
         id: String(grant.id),

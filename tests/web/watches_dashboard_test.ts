@@ -3,20 +3,7 @@ import { HtmlValidate } from "html-validate";
 import { findAccountByEmail } from "../../src/accounts/accounts.ts";
 import { createWatchService } from "../../src/watches/service.ts";
 import { dbTest, type TestDb } from "../helpers/db.ts";
-import { Browser, csrfIn, linkIn, webTestApp } from "../helpers/web.ts";
-
-async function signUp(browser: Browser, email: string): Promise<void> {
-  const landing = await browser.get("/account");
-  const asked = await browser.post("/account/signup", { email, csrf: csrfIn(landing.text) });
-  assert.equal(asked.response.status, 200);
-  const link = linkIn(browser.app.outbox.at(-1));
-  const confirm = await browser.get(link);
-  const used = await browser.post("/account/link", {
-    token: new URL(link).searchParams.get("token")!,
-    csrf: csrfIn(confirm.text),
-  });
-  assert.equal(used.response.status, 303);
-}
+import { Browser, csrfIn, signUp, webTestApp } from "../helpers/web.ts";
 
 function app(db: TestDb) {
   const base = "http://localhost:8000";
