@@ -10,6 +10,7 @@
  * PUBLIC_BASE_URL is itself a loopback address.
  */
 import type { Sql } from "../db/open.ts";
+import { readUpTo } from "../platform/body.ts";
 import { isBlockedAddress, resolveWithDns } from "../watches/ssrf.ts";
 import { isIP } from "node:net";
 import {
@@ -95,19 +96,8 @@ async function readLimited(response: Response, max: number): Promise<string> {
     await response.body?.cancel();
     throw refuse(`the document is larger than ${max} bytes`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > max) throw refuse(`the document is larger than ${max} bytes`);
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
+  const bytes = await readUpTo(response.body, max);
+  if (!bytes) throw refuse(`the document is larger than ${max} bytes`);
   return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
 }
 

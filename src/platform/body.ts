@@ -63,3 +63,28 @@ export async function readBodyWithin(
     signal: request.signal,
   });
 }
+
+/**
+ * The bytes of `body`, or undefined when it is longer than `maxBytes`: never more than that is
+ * buffered, with or without a Content-Length, and the rest is cancelled unread.
+ */
+export async function readUpTo(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body ?? []) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the rest of the body.
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}

@@ -3,6 +3,7 @@
  * cookies, client address), the answer shape, CSRF fields and the capped form reader.
  */
 import type { Sql } from "../db/open.ts";
+import { readUpTo } from "../platform/body.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { html, page, type SafeHtml } from "./html.ts";
 import type { Mailer } from "./mailer.ts";
@@ -108,21 +109,8 @@ export async function readForm(request: Request): Promise<URLSearchParams | unde
   if (!type.startsWith("application/x-www-form-urlencoded")) return undefined;
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > MAX_FORM_BYTES) return undefined;
-  // Read at most MAX_FORM_BYTES even without a Content-Length (chunked): never buffer more.
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    // Leaving the loop cancels the rest of the body.
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readUpTo(request.body, MAX_FORM_BYTES);
+  if (!bytes) return undefined;
   return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 
