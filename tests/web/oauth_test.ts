@@ -42,6 +42,19 @@ async function toolCall(app: ReturnType<typeof webTestApp>, token: string, name:
   return { res, body: await res.json() };
 }
 
+/** Asserts that an access token is refused with 401 invalid_token on MCP and on REST. */
+async function assertTokenRefused(app: ReturnType<typeof webTestApp>, token: string) {
+  const mcp = await mcpBearer(app, token, { id: 1, method: "tools/list", params: {} });
+  assert.equal(mcp.status, 401);
+  assert.match(mcp.headers.get("www-authenticate") ?? "", /^Bearer error="invalid_token"/);
+  assert.equal((await mcp.json()).error.data.error, "invalid_token");
+  const rest = await app.handler(
+    new Request(`${app.base}/api/v1/overview`, { headers: { Authorization: `Bearer ${token}` } }),
+  );
+  assert.equal(rest.status, 401);
+  assert.equal((await rest.json()).error, "invalid_token");
+}
+
 dbTest("OAuth: a whole sign-in, tokens on MCP and REST with the same quota", async (db, t) => {
   await loadFixture(db.sql);
   const app = webTestApp(db);
@@ -95,17 +108,7 @@ dbTest("OAuth: a whole sign-in, tokens on MCP and REST with the same quota", asy
   await t.step("an expired access token: 401 invalid_token, on MCP and REST", async () => {
     await db.sql`update oauth_tokens set expires_at = now() - interval '1 second'
       where kind = 'access'`;
-    const res = await mcpBearer(app, access, { id: 1, method: "tools/list", params: {} });
-    assert.equal(res.status, 401);
-    assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer error="invalid_token"/);
-    await res.body?.cancel();
-    const rest = await app.handler(
-      new Request(`${app.base}/api/v1/overview`, {
-        headers: { Authorization: `Bearer ${access}` },
-      }),
-    );
-    assert.equal(rest.status, 401);
-    assert.equal((await rest.json()).error, "invalid_token");
+    await assertTokenRefused(app, access);
   });
 
   await t.step("refresh rotates; the old refresh token used again revokes the grant", async () => {
@@ -492,16 +495,7 @@ dbTest(
         csrf: csrfIn(dashboard.text),
       });
       assert.equal(revoked.response.status, 303);
-      const after = await mcpBearer(app, access, { id: 1, method: "tools/list", params: {} });
-      assert.equal(after.status, 401);
-      assert.match(after.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
-      const rest = await app.handler(
-        new Request(`${app.base}/api/v1/overview`, {
-          headers: { Authorization: `Bearer ${access}` },
-        }),
-      );
-      assert.equal(rest.status, 401);
-      assert.equal((await rest.json()).error, "invalid_token");
+      await assertTokenRefused(app, access);
     });
 
     await t.step("another account cannot revoke someone else's grant", async () => {
