@@ -10,6 +10,7 @@
 import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
 import { sha256Hex } from "../platform/crypto.ts";
+import { isRowId } from "../catalog/common.ts";
 import { forgetKey } from "./admission.ts";
 import {
   ACCESS_TOKEN_PREFIX,
@@ -301,7 +302,7 @@ export async function revokeGrant(
   sql: Sql,
   options: { id: number; accountId?: number; by: "owner" | "admin" },
 ): Promise<boolean> {
-  if (!Number.isSafeInteger(options.id) || options.id <= 0) return false;
+  if (!isRowId(options.id)) return false;
   const rows = await sql`
     update oauth_grants set revoked_at = now(), revoked_by = ${options.by}
     where id = ${options.id} and revoked_at is null

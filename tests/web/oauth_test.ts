@@ -505,11 +505,22 @@ dbTest(
       const stranger = new Browser(app, "192.0.2.79");
       await signUp(stranger, "stranger@example.com");
       const dashboard = await stranger.get("/account");
-      await stranger.post("/account/apps/revoke", {
+      const refused = await stranger.post("/account/apps/revoke", {
         id: String(grant.id),
         csrf: csrfIn(dashboard.text),
       });
+      assert.equal(refused.response.status, 303);
+      assert.equal(refused.response.headers.get("location"), "/account#apps-title");
       assert.equal((await mcpBearer(app, access, { id: 1, method: "ping" })).status, 200);
+      // Ids that are no grant (too big for a PostgreSQL integer, not a number) change nothing.
+      for (const id of ["9999999999", "1e3", "-1", "", "abc"]) {
+        const odd = await stranger.post("/account/apps/revoke", {
+          id,
+          csrf: csrfIn(dashboard.text),
+        });
+        assert.equal(odd.response.status, 303, id);
+        assert.equal(odd.response.headers.get("location"), "/account#apps-title", id);
+      }
     });
 
     await t.step("the revocation endpoint: a refresh token revokes its grant", async () => {
