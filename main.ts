@@ -18,6 +18,7 @@ import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
+import { insecureIssuerWarning } from "./src/web/oauth.ts";
 import { createUsageMail } from "./src/web/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
@@ -162,6 +163,8 @@ async function serve(): Promise<void> {
     onListen: () => {
       const base = `http://localhost:${config.port}`;
       console.error(`Opportunity Intelligence is listening on ${base} (${db.kind} database)`);
+      const insecure = insecureIssuerWarning(config.publicBaseUrl);
+      if (insecure) console.error(`Warning: ${insecure}`);
       if (!firstStart) return;
       console.error(
         [

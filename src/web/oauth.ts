@@ -46,6 +46,14 @@ export function isOAuthPath(path: string): boolean {
     path.startsWith("/.well-known/oauth-protected-resource/");
 }
 
+/** Why OAuth clients will refuse this base URL (http outside loopback), or undefined. */
+export function insecureIssuerWarning(publicBaseUrl: string): string | undefined {
+  const url = new URL(publicBaseUrl);
+  if (url.protocol === "https:" || isLoopbackHost(url.hostname)) return undefined;
+  return `PUBLIC_BASE_URL ${publicBaseUrl} is not https: API keys work, but MCP clients ` +
+    "refuse to sign in with OAuth to an http server outside loopback";
+}
+
 /** The metadata documents of the service, from PUBLIC_BASE_URL only. */
 export function oauthMetadata(publicBaseUrl: string) {
   const base = publicBaseUrl;
@@ -74,7 +82,9 @@ export function oauthMetadata(publicBaseUrl: string) {
       serviceDocumentationUrl: new URL(`${base}/docs`),
       scopesSupported: [SCOPE],
       resourceName: "Opportunity Intelligence",
-      dangerouslyAllowInsecureIssuerUrl: isLoopbackHost(resource.hostname),
+      // OAuth 2.1 wants an https issuer, and MCP clients refuse any other outside loopback; a
+      // plain http PUBLIC_BASE_URL still serves keys (main.ts warns at start), only sign-in fails.
+      dangerouslyAllowInsecureIssuerUrl: resource.protocol === "http:",
     }),
     bearer_methods_supported: ["header"],
   };

@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { testApp } from "../helpers/app.ts";
+import { pkcePair } from "../helpers/oauth.ts";
+import { insecureIssuerWarning, oauthMetadata } from "../../src/web/oauth.ts";
 
 const BASE = "https://oppintel.example";
 const SPOOF = {
@@ -97,6 +99,33 @@ dbTest(
       });
 
       await t.step(`/oauth/authorize hands over to ${BASE}/account (${trustProxy})`, async () => {
+        const registered = await app.handler(
+          new Request("http://evil.example/oauth/register", {
+            method: "POST",
+            headers: { ...SPOOF, "Content-Type": "application/json" },
+            body: JSON.stringify({
+              client_name: `Handover ${trustProxy}`,
+              redirect_uris: ["http://127.0.0.1:33418/callback"],
+              token_endpoint_auth_method: "none",
+            }),
+          }),
+        );
+        assert.equal(registered.status, 201);
+        const { client_id } = await registered.json();
+        const { challenge } = await pkcePair();
+        const params = new URLSearchParams({
+          response_type: "code",
+          client_id,
+          redirect_uri: "http://127.0.0.1:33418/callback",
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          state: "s",
+          resource: `${BASE}/mcp/`,
+        });
+        const handover = await get(`/oauth/authorize?${params}`);
+        assert.equal(handover.status, 302);
+        const location = handover.headers.get("location") ?? "";
+        assert.ok(location.startsWith(`${BASE}/account/authorize?`), location);
         const res = await get("/oauth/authorize?client_id=nobody");
         assert.equal(res.status, 400);
         assert.equal((await res.json()).error, "invalid_request");
@@ -109,3 +138,15 @@ dbTest(
     }
   },
 );
+
+Deno.test("an http PUBLIC_BASE_URL outside loopback still builds the metadata, with a warning", () => {
+  for (const base of ["http://oppintel.internal", "http://10.0.0.5:8000"]) {
+    const { authorizationServer, protectedResource } = oauthMetadata(base);
+    assert.equal(authorizationServer.issuer, base);
+    assert.equal(protectedResource.resource, `${base}/mcp/`);
+    assert.match(insecureIssuerWarning(base) ?? "", /not https/);
+  }
+  for (const base of ["https://oppintel.example", "http://localhost:8000", "http://127.0.0.1:9"]) {
+    assert.equal(insecureIssuerWarning(base), undefined, base);
+  }
+});
