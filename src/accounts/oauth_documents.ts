@@ -10,8 +10,8 @@
  * PUBLIC_BASE_URL is itself a loopback address.
  */
 import type { Sql } from "../db/open.ts";
-import { readUpTo } from "../platform/body.ts";
-import { isBlockedAddress, resolveWithDns } from "../watches/ssrf.ts";
+import { isBlockedAddress, resolveWithDns, type WebhookTarget } from "../watches/ssrf.ts";
+import { PostTimeoutError, sendTo } from "../watches/http_post.ts";
 import { isIP } from "node:net";
 import {
   findClient,
@@ -48,8 +48,14 @@ function refuse(description: string): OAuthError {
   return new OAuthError("invalid_client", `Client ID metadata document: ${description}`, 401);
 }
 
-/** Checks the URL and the addresses it resolves to; throws invalid_client. */
-async function checkDocumentUrl(clientId: string, policy: DocumentPolicy): Promise<URL> {
+/**
+ * Checks the URL and the addresses it resolves to; throws invalid_client. Returns the address to
+ * connect to (the first one checked), so that no second DNS answer can move the fetch elsewhere.
+ */
+async function checkDocumentUrl(
+  clientId: string,
+  policy: DocumentPolicy,
+): Promise<WebhookTarget> {
   let url: URL;
   try {
     url = new URL(clientId);
@@ -65,14 +71,16 @@ async function checkDocumentUrl(clientId: string, policy: DocumentPolicy): Promi
     throw refuse("the client_id must be an https URL with a path, without fragment or user");
   }
   if (url.href !== clientId) throw refuse("the client_id must be a normalized URL");
-  if (allowed) return url;
+  if (allowed) return { url };
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const addresses = isIP(host) ? [host] : await (policy.resolve ?? resolveWithDns)(host);
+  const addresses = isIP(host)
+    ? [host]
+    : (await (policy.resolve ?? resolveWithDns)(host)).filter((a) => isIP(a) !== 0);
   if (addresses.length === 0) throw refuse(`cannot resolve ${url.hostname}`);
   if (loopback || addresses.some(isBlockedAddress)) {
     throw refuse(`${url.hostname} is a private, loopback or reserved address`);
   }
-  return url;
+  return isIP(host) ? { url } : { url, address: addresses[0], family: isIP(addresses[0]) };
 }
 
 /** Seconds the document may be cached, from Cache-Control or Expires (capped at a day). */
@@ -89,41 +97,35 @@ export function cacheSeconds(headers: Headers, now = Date.now()): number {
   return DEFAULT_MAX_AGE_S;
 }
 
-/** Reads at most `max` bytes of a body; throws when it is longer. */
-async function readLimited(response: Response, max: number): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > max) {
-    await response.body?.cancel();
-    throw refuse(`the document is larger than ${max} bytes`);
-  }
-  const bytes = await readUpTo(response.body, max);
-  if (!bytes) throw refuse(`the document is larger than ${max} bytes`);
-  return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-}
-
 /** Fetches and validates a document; throws invalid_client (nothing is stored on failure). */
 async function fetchDocument(clientId: string, policy: DocumentPolicy) {
-  const url = await checkDocumentUrl(clientId, policy);
+  const target = await checkDocumentUrl(clientId, policy);
+  const { url } = target;
   const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
-  let text: string;
-  let headers: Headers;
+  const max = policy.maxBytes ?? DEFAULT_MAX_BYTES;
+  let answer;
   try {
-    const response = await fetch(url, {
-      redirect: "manual",
-      signal,
-      headers: { Accept: "application/json" },
+    answer = await sendTo(target, {
+      method: "GET",
+      headers: { Accept: "application/json", "User-Agent": "oppintel-oauth/1.0" },
+      timeoutMs,
+      cap: max,
     });
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      throw refuse(`${url.href} answered HTTP ${response.status}`);
-    }
-    headers = response.headers;
-    text = await readLimited(response, policy.maxBytes ?? DEFAULT_MAX_BYTES);
   } catch (error) {
-    if (error instanceof OAuthError) throw error;
-    if (signal.aborted) throw refuse(`${url.href} did not answer within ${timeoutMs} ms`);
+    if (error instanceof PostTimeoutError) {
+      throw refuse(`${url.href} did not answer within ${timeoutMs} ms`);
+    }
     throw refuse(`${url.href} could not be fetched`);
+  }
+  if (answer.status !== 200) throw refuse(`${url.href} answered HTTP ${answer.status}`);
+  const declared = Number(answer.headers.get("content-length") ?? "0");
+  if (answer.overflow || declared > max) throw refuse(`the document is larger than ${max} bytes`);
+  const { headers } = answer;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(answer.bytes);
+  } catch {
+    throw refuse("the document is not JSON");
   }
   let document: unknown;
   try {

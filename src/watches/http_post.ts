@@ -1,5 +1,6 @@
 /**
- * One HTTP(S) POST to a webhook target, connected to the address the SSRF guard checked: node's
+ * One HTTP(S) request to a checked target (a webhook POST, or the GET of an OAuth client ID
+ * metadata document), connected to the address the SSRF guard checked: node's
  * `http`/`https` clients (built into Deno) take a `lookup` function, which here answers the
  * checked address instead of asking DNS again, while the Host header and the TLS server name (and
  * so the certificate check) stay those of the URL. Deno's fetch cannot be given the address to
@@ -12,7 +13,17 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { WebhookTarget } from "./ssrf.ts";
 
-/** What the receiver answered: status, Location, and the first `cap` bytes of the body. */
+/** What the server answered: status, Location, headers, and the first `cap` bytes of the body. */
+export interface HttpAnswer {
+  status: number;
+  location: string | null;
+  headers: Headers;
+  bytes: Uint8Array;
+  /** True when the body went on past `cap` bytes (the rest was dropped unread). */
+  overflow: boolean;
+}
+
+/** What a webhook receiver answered, its body as text. */
 export interface PostAnswer {
   status: number;
   location: string | null;
@@ -32,25 +43,43 @@ function pinnedLookup(address: string, family: number): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/** How one request is made. */
+export interface SendOptions {
+  method: "GET" | "POST";
+  body?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** Bytes of the answer's body kept at most. */
+  cap: number;
+  /** Extra trusted certificates (PEM), for tests with a server of their own. */
+  ca?: string;
+}
+
 /** POSTs `body` to the target; rejects on connection errors and with PostTimeoutError. */
-export function postTo(
+export async function postTo(
   target: WebhookTarget,
   body: string,
-  options: {
-    headers: Record<string, string>;
-    timeoutMs: number;
-    /** Bytes of the answer's body kept at most. */
-    cap: number;
-    /** Extra trusted certificates (PEM), for tests with a receiver of their own. */
-    ca?: string;
-  },
+  options: Omit<SendOptions, "method" | "body">,
 ): Promise<PostAnswer> {
+  const answer = await sendTo(target, { ...options, method: "POST", body });
+  return {
+    status: answer.status,
+    location: answer.location,
+    text: new TextDecoder().decode(answer.bytes),
+  };
+}
+
+/**
+ * One request to the target's checked address; rejects on connection errors and with
+ * PostTimeoutError. Used for webhook deliveries and for OAuth client ID metadata documents.
+ */
+export function sendTo(target: WebhookTarget, options: SendOptions): Promise<HttpAnswer> {
   const { url } = target;
   const secure = url.protocol === "https:";
-  const payload = new TextEncoder().encode(body);
+  const payload = options.body === undefined ? undefined : new TextEncoder().encode(options.body);
   return new Promise((resolve, reject) => {
     let settled = false;
-    const finish = (error: Error | undefined, answer?: PostAnswer) => {
+    const finish = (error: Error | undefined, answer?: HttpAnswer) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -58,9 +87,11 @@ export function postTo(
       else resolve(answer!);
     };
     const request = (secure ? https : http).request(url, {
-      method: "POST",
+      method: options.method,
       agent: false,
-      headers: { ...options.headers, "Content-Length": String(payload.byteLength) },
+      headers: payload
+        ? { ...options.headers, "Content-Length": String(payload.byteLength) }
+        : options.headers,
       ...(target.address ? { lookup: pinnedLookup(target.address, target.family ?? 4) } : {}),
       ...(secure && target.address ? { servername: url.hostname } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
@@ -75,19 +106,26 @@ export function postTo(
           bytes.set(part, offset);
           offset += part.length;
         }
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value === undefined) continue;
+          for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+        }
         finish(undefined, {
           status: response.statusCode ?? 0,
           location: response.headers.location ?? null,
-          text: new TextDecoder().decode(bytes),
+          headers,
+          bytes,
+          overflow: size > options.cap,
         });
         response.destroy();
       };
       response.on("data", (chunk: Uint8Array) => {
-        if (size >= options.cap) return;
+        if (size > options.cap) return;
         chunks.push(chunk);
         size += chunk.length;
         // Enough read: the rest is dropped unread.
-        if (size >= options.cap) done();
+        if (size > options.cap) done();
       });
       response.on("end", done);
       response.on("close", done);

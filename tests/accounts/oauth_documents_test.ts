@@ -142,6 +142,21 @@ dbTest("client ID metadata documents: limits, addresses, redirects, caching", as
         );
       }
       await refusal(resolveClient(db.sql, "https://[::ffff:a00:1]/c.json"), /private/);
+      // A name is resolved once, and the fetch connects to that checked address (never asking
+      // DNS again, which a rebinding server would answer with a private address): here a public
+      // address with no such document (nor certificate), so the fetch fails, storing nothing.
+      let asked = 0;
+      await refusal(
+        resolveClient(db.sql, "https://rebind.example/client.json", {
+          timeoutMs: 300,
+          resolve: () => {
+            asked++;
+            return Promise.resolve(asked === 1 ? ["93.184.216.34"] : ["127.0.0.1"]);
+          },
+        }),
+        /could not be fetched|did not answer/,
+      );
+      assert.equal(asked, 1);
       await refusal(resolveClient(db.sql, "https://app.example/"), /with a path/);
       await refusal(resolveClient(db.sql, "https://app.example/c.json#x"), /fragment/);
     });

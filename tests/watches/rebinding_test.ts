@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { postEvent } from "../../src/watches/webhook.ts";
+import { sendTo } from "../../src/watches/http_post.ts";
 import { startReceiver } from "./helpers.ts";
 
 const SECRET = `whsec_${btoa("0123456789abcdef0123456789abcdef")}`;
@@ -115,6 +116,40 @@ Deno.test("Delivery over TLS to the checked address keeps the URL's server name"
     assert.equal(wrong.statusCode, null);
     assert.match(wrong.error!, /^Connection failed: .*other\.test/);
     assert.equal(hosts.length, 1, "nothing sent over the refused connection");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("sendTo: a GET to the checked address, with headers, and the body capped", async () => {
+  // What OAuth client ID metadata documents are fetched with (src/accounts/oauth_documents.ts).
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (r) => {
+    seen.push(`${r.method} ${r.headers.get("host")} ${new URL(r.url).pathname}`);
+    const size = new URL(r.url).pathname === "/big" ? 100 : 10;
+    return new Response("x".repeat(size), { headers: { "Cache-Control": "max-age=7" } });
+  });
+  try {
+    const port = server.addr.port;
+    // The name does not exist anywhere: only the pinned address can reach the server.
+    const target = (path: string) => ({
+      url: new URL(`http://doc.rebind.test:${port}${path}`),
+      address: "127.0.0.1",
+      family: 4,
+    });
+    const options = { method: "GET" as const, headers: {}, timeoutMs: 2000, cap: 20 };
+    const small = await sendTo(target("/small"), options);
+    assert.equal(small.status, 200);
+    assert.equal(small.headers.get("cache-control"), "max-age=7");
+    assert.equal(new TextDecoder().decode(small.bytes), "x".repeat(10));
+    assert.equal(small.overflow, false);
+    const big = await sendTo(target("/big"), options);
+    assert.equal(big.bytes.length, 20);
+    assert.equal(big.overflow, true);
+    assert.deepEqual(seen, [
+      `GET doc.rebind.test:${port} /small`,
+      `GET doc.rebind.test:${port} /big`,
+    ]);
   } finally {
     await server.shutdown();
   }
