@@ -85,7 +85,8 @@ export async function checkAuthorizationRequest(
     client = await resolveClient(sql, clientId, options.documents);
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    return { kind: "show", status: 400, message: `This app is not known: ${error.description}` };
+    const status = error.status === 429 ? 429 : 400;
+    return { kind: "show", status, message: `This app is not known: ${error.description}` };
   }
   const given = params.get("redirect_uri");
   let redirectUri: string;

@@ -32,6 +32,12 @@ export interface DocumentPolicy {
   maxBytes?: number;
   /** Resolves a host name (default: DNS A and AAAA). */
   resolve?: (host: string) => Promise<string[]>;
+  /**
+   * Asked before each fetch (a document not cached): false refuses it with 429. The OAuth
+   * endpoints count fetches per client IP here, so that nobody makes the service fetch URLs
+   * of their choosing without end.
+   */
+  mayFetch?: () => Promise<boolean>;
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
@@ -163,6 +169,13 @@ export async function resolveClient(
   if (known && known.fresh) return known;
   if (!isDocumentClientId(clientId)) {
     throw new OAuthError("invalid_client", "Unknown client_id: register again", 401);
+  }
+  if (policy.mayFetch && !(await policy.mayFetch())) {
+    throw new OAuthError(
+      "temporarily_unavailable",
+      "Too many client ID metadata documents fetched for this address; try again within the hour",
+      429,
+    );
   }
   const { metadata, maxAge } = await fetchDocument(clientId, policy);
   return await storeDocumentClient(sql, clientId, metadata, maxAge);

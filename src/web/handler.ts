@@ -51,7 +51,11 @@ export interface WebDeps {
    */
   surfaces?: Surfaces;
   /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
-  oauth?: { documents?: DocumentPolicy; registrationsPerHour?: number };
+  oauth?: {
+    documents?: DocumentPolicy;
+    registrationsPerHour?: number;
+    documentFetchesPerHour?: number;
+  };
 }
 
 /** The answer of a web path, or undefined for a path the web does not serve. */
@@ -158,6 +162,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     publicBaseUrl: deps.context.publicBaseUrl,
     documents: deps.oauth?.documents,
     registrationsPerHour: deps.oauth?.registrationsPerHour,
+    documentFetchesPerHour: deps.oauth?.documentFetchesPerHour,
     log,
   });
 

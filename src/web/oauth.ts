@@ -32,6 +32,8 @@ export interface OAuthDeps {
   documents?: DocumentPolicy;
   /** Registrations one IP may make per hour (default 20). */
   registrationsPerHour?: number;
+  /** Client ID metadata documents one IP may have fetched per hour (default 60). */
+  documentFetchesPerHour?: number;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -199,14 +201,27 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     }, NO_STORE);
   }
 
-  async function token(request: Request): Promise<Response> {
+  /** The document policy of a request from `ip`: its fetches count against the IP's limit. */
+  function documentsFor(ip: string): DocumentPolicy {
+    return {
+      ...deps.documents,
+      mayFetch: () =>
+        hitRateLimit(sql, {
+          bucket: `oauth:document:${ip}`,
+          limit: deps.documentFetchesPerHour ?? 60,
+          windowSeconds: 3600,
+        }),
+    };
+  }
+
+  async function token(request: Request, ip: string): Promise<Response> {
     const form = await readOAuthForm(request);
     const grantType = required(form, "grant_type");
     if (grantType !== "authorization_code" && grantType !== "refresh_token") {
       throw new OAuthError("unsupported_grant_type", `grant_type "${grantType}" is not supported`);
     }
     const clientId = clientIdOf(request, form);
-    const client = await resolveClient(sql, clientId, deps.documents);
+    const client = await resolveClient(sql, clientId, documentsFor(ip));
     const resource = form.get("resource");
     const tokens = grantType === "authorization_code"
       ? await exchangeCode(sql, {
@@ -224,19 +239,19 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     return json(200, tokens, NO_STORE);
   }
 
-  async function revoke(request: Request): Promise<Response> {
+  async function revoke(request: Request, ip: string): Promise<Response> {
     const form = await readOAuthForm(request);
     const token = required(form, "token");
-    const client = await resolveClient(sql, clientIdOf(request, form), deps.documents);
+    const client = await resolveClient(sql, clientIdOf(request, form), documentsFor(ip));
     await revokeByToken(sql, { clientId: client.clientId, token });
     // RFC 7009 section 2.2: 200 whether or not the token was valid.
     return new Response(null, { status: 200, headers: { ...NO_STORE } });
   }
 
-  async function authorize(url: URL): Promise<Response> {
+  async function authorize(url: URL, ip: string): Promise<Response> {
     const check = await checkAuthorizationRequest(sql, url.searchParams, {
       publicBaseUrl,
-      documents: deps.documents,
+      documents: documentsFor(ip),
     });
     if (check.kind === "redirect") {
       return new Response(null, { status: 302, headers: { Location: check.location } });
@@ -270,14 +285,14 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     switch (path) {
       case "/oauth/authorize":
         if (!isGet) return methodNotAllowed("GET");
-        return await authorize(url);
+        return await authorize(url, ip);
       case "/oauth/register":
       case "/oauth/token":
       case "/oauth/revoke": {
         if (request.method === "OPTIONS") return preflight("POST, OPTIONS");
         if (request.method !== "POST") return methodNotAllowed("POST");
         if (path === "/oauth/register") return await register(request, ip);
-        return path === "/oauth/token" ? await token(request) : await revoke(request);
+        return path === "/oauth/token" ? await token(request, ip) : await revoke(request, ip);
       }
       default:
         return json(404, { error: "not_found", error_description: `Cannot find "${path}"` });

@@ -110,11 +110,12 @@ export async function tokenRequest(
   app: WebTestApp,
   fields: Record<string, string>,
   path = "/oauth/token",
+  ip = "192.0.2.10",
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await app.handler(
     new Request(`${app.base}${path}`, {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "x-test-ip": ip },
       body: new URLSearchParams(fields).toString(),
     }),
   );
