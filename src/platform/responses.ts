@@ -1,5 +1,11 @@
 /** Building responses: JSON bodies, CORS, quota headers, and every error mapped in one place. */
-import { type ApiError, MethodNotAllowedError, QuotaExceededError, toApiError } from "./errors.ts";
+import {
+  type ApiError,
+  InvalidTokenError,
+  MethodNotAllowedError,
+  QuotaExceededError,
+  toApiError,
+} from "./errors.ts";
 import type { UsageState } from "./plans.ts";
 
 const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset, " +
@@ -98,6 +104,10 @@ export function errorResponse(error: unknown, usage?: UsageState): Response {
   const apiError: ApiError = toApiError(error);
   const headers = quotaHeaders(usage);
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
+  // RFC 6750 section 3: a Bearer token that is not valid is named in the challenge.
+  if (apiError instanceof InvalidTokenError) {
+    headers["WWW-Authenticate"] = 'Bearer error="invalid_token"';
+  }
   if (apiError instanceof QuotaExceededError) {
     const reset = Date.parse(apiError.resetAt);
     headers["Retry-After"] = String(Math.max(0, Math.ceil((reset - Date.now()) / 1000)));

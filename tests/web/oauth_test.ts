@@ -52,6 +52,7 @@ async function assertTokenRefused(app: ReturnType<typeof webTestApp>, token: str
     new Request(`${app.base}/api/v1/overview`, { headers: { Authorization: `Bearer ${token}` } }),
   );
   assert.equal(rest.status, 401);
+  assert.equal(rest.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
   assert.equal((await rest.json()).error, "invalid_token");
 }
 
