@@ -10,15 +10,22 @@ import { OpportunityQuerySchema, textProblem } from "../catalog/schemas.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";
 
+// A watch's body is at most three levels deep (deliveries.webhook.url); deeper nesting is refused
+// before anything walks it (thousands of levels would exhaust the stack).
+const MAX_DEPTH = 8;
+
 // PostgreSQL stores no NUL, no other control character belongs in these texts, and an unpaired
 // surrogate cannot be written as UTF-8 at all.
-function textProblems(value: unknown, path: string): ParameterProblem[] {
+function textProblems(value: unknown, path: string, depth = 0): ParameterProblem[] {
   if (typeof value === "string") {
     const problem = textProblem(value);
     return problem ? [{ param: path || "body", message: problem }] : [];
   }
   if (value && typeof value === "object") {
-    return Object.entries(value).flatMap(([k, v]) => textProblems(v, path ? `${path}.${k}` : k));
+    if (depth >= MAX_DEPTH) return [{ param: path || "body", message: "is nested too deeply" }];
+    return Object.entries(value).flatMap(([k, v]) =>
+      textProblems(v, path ? `${path}.${k}` : k, depth + 1)
+    );
   }
   return [];
 }

@@ -244,7 +244,16 @@ dbTest("every field of the watch bodies refuses hostile values with a 422", asyn
       assert.ok(named, `${label}: ${JSON.stringify(answer.details)}`);
     });
   }
-  for (const [what, raw] of [["not JSON", "{"], ["a JSON string", '"x"'], ["null", "null"]]) {
+  const deep = (open: string, close: string) => `${open.repeat(5000)}${close.repeat(5000)}`;
+  for (
+    const [what, raw] of [
+      ["not JSON", "{"],
+      ["a JSON string", '"x"'],
+      ["null", "null"],
+      ["5,000 nested arrays in a field", `{"name":${deep("[", "]")}}`],
+      ["5,000 nested objects", `{"query":${deep('{"a":', "}").replace(/\{"a":\}/, "{}")}}`],
+    ]
+  ) {
     for (
       const [method, path] of [["POST", "/api/v1/watches"], ["PATCH", `/api/v1/watches/${id}`]]
     ) {
