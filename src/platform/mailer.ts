@@ -43,9 +43,26 @@ export function logMailer(write: (line: string) => void = console.error): Mailer
   };
 }
 
+/**
+ * Time limit of each phase of a send (DNS, connect, greeting, and any silence on the socket): a
+ * slow server fails the attempt within seconds, far inside a delivery job's lease, instead of
+ * nodemailer's defaults of 30 s to 10 minutes (after which another instance would send it again).
+ */
+export const SMTP_TIMEOUT_MS = 10_000;
+
 /** The SMTP mailer of `smtpUrl`, sending from `from`. */
-export function smtpMailer(smtpUrl: string, from: string = DEFAULT_FROM): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl);
+export function smtpMailer(
+  smtpUrl: string,
+  from: string = DEFAULT_FROM,
+  timeoutMs = SMTP_TIMEOUT_MS,
+): Mailer {
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    dnsTimeout: timeoutMs,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
   return {
     send: async (message) => {
       await transport.sendMail({ from, ...message });
