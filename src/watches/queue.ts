@@ -85,8 +85,14 @@ export async function claimJobs(
     claimed as (
       update watch_jobs j set attempts = j.attempts + 1,
         locked_until = ${new Date(now.getTime() + leaseMs)}
-      from due where j.id = due.id
+      from due where j.id = due.id and j.attempts < ${MAX_ATTEMPTS}
       returning j.id, j.watch_id, j.kind, j.opportunity_ids, j.payload, j.attempts
+    ),
+    -- A job whose last attempt was claimed and never finished (its worker died or failed) is
+    -- not tried past the limit: it is dead.
+    spent as (
+      update watch_jobs j set state = 'dead', locked_until = null, finished_at = ${now}
+      from due where j.id = due.id and j.attempts >= ${MAX_ATTEMPTS}
     )
     select c.id::text, c.watch_id, c.kind, c.opportunity_ids, c.payload, c.attempts, w.name,
       w.webhook_url, w.webhook_secret, w.email_token, a.email as account_email, w.email,

@@ -144,15 +144,25 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       const jobs = await claimJobs(sql, clock(), concurrency);
       if (jobs.length === 0) return summary;
       const results = await Promise.all(jobs.map((job) =>
-        deliver(job).catch((error) => {
-          // The job stays leased and is claimed again when its lease ends.
+        deliver(job).catch(async (error) => {
           log({
             level: "error",
             message: "watch delivery failed",
             job: job.id,
             error: String(error),
           });
-          return undefined;
+          // Retried with the same backoff as a failed attempt (dead after the last one); if even
+          // that fails, the job stays leased and is claimed again when its lease ends.
+          try {
+            const effect = await failJob(sql, job, {
+              now: clock(),
+              retryable: true,
+              random: random(),
+            });
+            return effect.state === "retry" ? "retried" as const : effect.state;
+          } catch {
+            return undefined;
+          }
         })
       ));
       for (const r of results) if (r) summary[r]++;

@@ -214,3 +214,54 @@ dbTest("Two instances on one database deliver each event exactly once", async (d
     await receiver.close();
   }
 });
+
+dbTest(
+  "A job whose last attempt never finished is dead, never claimed past the limit",
+  async (db) => {
+    const receiver = startReceiver();
+    try {
+      await setup(db, receiver.url);
+      const clock = testClock();
+      await importNew(db);
+      // Its last attempt was claimed by a worker that died: the lease has ended.
+      await db.sql`update watch_jobs set attempts = ${MAX_ATTEMPTS},
+      locked_until = ${new Date(clock.now().getTime() - 1)}`;
+      assert.deepEqual(await claimJobs(db.sql, clock.now(), 10), []);
+      const [job] = await db.sql`select state, attempts from watch_jobs`;
+      assert.equal(job.state, "dead");
+      assert.equal(job.attempts, MAX_ATTEMPTS);
+      assert.equal(receiver.received.length, 0);
+    } finally {
+      await receiver.close();
+    }
+  },
+);
+
+dbTest("A delivery that throws is retried with backoff, not at every lease", async (db) => {
+  const receiver = startReceiver();
+  try {
+    await setup(db, receiver.url);
+    const clock = testClock();
+    await importNew(db);
+    let calls = 0;
+    // The first reading of the clock in a delivery throws: an unexpected failure of the worker.
+    const failing = () => {
+      if (++calls === 2) throw new Error("injected failure");
+      return clock.now();
+    };
+    const logs: Record<string, unknown>[] = [];
+    const w = worker(db, { clock: failing, log: (entry) => logs.push(entry) });
+    assert.equal((await w.runOnce()).retried, 1);
+    assert.ok(logs.some((l) => l.message === "watch delivery failed"));
+    const [job] = await db.sql<{ state: string; run_at: Date; locked_until: Date | null }[]>`
+      select state, run_at, locked_until from watch_jobs`;
+    assert.equal(job.state, "pending");
+    assert.equal(job.locked_until, null);
+    assert.ok(job.run_at > clock.now(), "due again after the backoff");
+    clock.set(job.run_at);
+    assert.equal((await worker(db, { clock: clock.now }).runOnce()).delivered, 1);
+    assert.equal(receiver.received.length, 1);
+  } finally {
+    await receiver.close();
+  }
+});
