@@ -111,6 +111,18 @@ export class QuotaExceededError extends ApiError {
   }
 }
 
+/** Too many requests of one kind in a short window (not the monthly quota). */
+export class RateLimitedError extends ApiError {
+  readonly status = 429;
+  readonly code = "rate_limited";
+  constructor(what: string, readonly retryAfterSeconds: number) {
+    super(`Too many ${what}; try again in ${retryAfterSeconds} seconds`);
+  }
+  protected override extra() {
+    return { retry_after: this.retryAfterSeconds };
+  }
+}
+
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly code = "service_unavailable";

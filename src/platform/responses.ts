@@ -4,6 +4,7 @@ import {
   InvalidTokenError,
   MethodNotAllowedError,
   QuotaExceededError,
+  RateLimitedError,
   toApiError,
 } from "./errors.ts";
 import type { UsageState } from "./plans.ts";
@@ -107,6 +108,9 @@ export function errorResponse(error: unknown, usage?: UsageState): Response {
   // RFC 6750 section 3: a Bearer token that is not valid is named in the challenge.
   if (apiError instanceof InvalidTokenError) {
     headers["WWW-Authenticate"] = 'Bearer error="invalid_token"';
+  }
+  if (apiError instanceof RateLimitedError) {
+    headers["Retry-After"] = String(apiError.retryAfterSeconds);
   }
   if (apiError instanceof QuotaExceededError) {
     const reset = Date.parse(apiError.resetAt);

@@ -108,8 +108,12 @@ export function watchPaths(error: (description: string) => unknown): Record<stri
       post: {
         operationId: "testWatch",
         summary: "Send a sample signed event to the watch's webhook now",
-        description: `Answers whether the receiver accepted it. ${FREE}`,
-        responses: responses("200", "What the receiver answered", "WatchTestResult"),
+        description: `Answers whether the receiver accepted it. At most 10 test events a ` +
+          `minute per account; webhooks need Pro. ${FREE}`,
+        responses: {
+          ...responses("200", "What the receiver answered", "WatchTestResult"),
+          "429": error("rate_limited: more than 10 test events this minute (see Retry-After)"),
+        },
       },
     },
   };

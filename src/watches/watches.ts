@@ -150,7 +150,8 @@ async function checkedUrl(url: string, options: WatchOptions): Promise<string> {
   }
 }
 
-function requireWebhookPlan(owner: Owner): void {
+/** Webhooks are for paid plans; throws PlanRequiredError on Free. */
+export function requireWebhookPlan(owner: Owner): void {
   if (owner.plan === "free") throw new PlanRequiredError("pro", owner.plan, "webhook delivery");
 }
 

@@ -8,7 +8,8 @@
  */
 import { Webhook } from "standardwebhooks";
 import type { Sql } from "../db/open.ts";
-import { InvalidParameterError } from "../platform/errors.ts";
+import { InvalidParameterError, RateLimitedError } from "../platform/errors.ts";
+import { hitRateLimit } from "../accounts/sessions.ts";
 import { recordAttempt } from "./attempts.ts";
 import type { WatchTestResult } from "./schemas.ts";
 import { PostTimeoutError, postTo } from "./http_post.ts";
@@ -19,7 +20,7 @@ import {
   type WebhookTarget,
 } from "./ssrf.ts";
 import type { Owner } from "./watches.ts";
-import { getWatch } from "./watches.ts";
+import { getWatch, requireWebhookPlan } from "./watches.ts";
 
 /** How webhooks are sent; tests pass a short time-out and an allow-list. */
 export interface WebhookOptions {
@@ -136,6 +137,9 @@ const SAMPLE = {
   created_at: "2026-01-01T00:00:00.000Z",
 };
 
+/** Test events an account may send per minute. */
+export const TESTS_PER_MINUTE = 10;
+
 /** Sends a sample signed event to the watch's webhook and logs the attempt. */
 export async function sendTestEvent(
   sql: Sql,
@@ -149,6 +153,15 @@ export async function sendTestEvent(
   if (!watch.deliveries.webhook || !row?.webhook_url || !row.webhook_secret) {
     throw new InvalidParameterError([{ param: "id", message: "this watch has no webhook" }]);
   }
+  // A webhook left from a paid plan sends nothing on Free, test events included.
+  requireWebhookPlan(owner);
+  // Each test is a real request to a URL of the caller's choosing: a few a minute per account.
+  const allowed = await hitRateLimit(sql, {
+    bucket: `watch:test:${owner.accountId}`,
+    limit: TESTS_PER_MINUTE,
+    windowSeconds: 60,
+  });
+  if (!allowed) throw new RateLimitedError(`test events (${TESTS_PER_MINUTE} a minute)`, 60);
   const at = new Date();
   const eventId = `msg_test_${crypto.randomUUID().replaceAll("-", "")}`;
   const body = eventBody("watch.test", at, {

@@ -10,6 +10,7 @@ import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createDeliveryWorker } from "../../src/watches/worker.ts";
+import { TESTS_PER_MINUTE } from "../../src/watches/webhook.ts";
 import { countOpportunities, listOpportunityPage } from "../../src/catalog/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { changedFixtureLine, opportunityLine, sendJson, startReceiver } from "./helpers.ts";
@@ -116,6 +117,40 @@ dbTest("POST /api/v1/watches/{id}/test sends a signed sample event, uncharged", 
     })).json();
     const none = await sendJson(app, "POST", `/api/v1/watches/${feedOnly.id}/test`, key);
     assert.equal(none.status, 422);
+  } finally {
+    await receiver.close();
+  }
+});
+
+dbTest("Test events: a few a minute per account, and none on Free", async (db) => {
+  const receiver = startReceiver();
+  try {
+    const app = testApp(db, ENV);
+    const { key, accountId } = await makeKey(db.sql, "pro");
+    const created = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "T",
+      deliveries: { webhook: { url: receiver.url } },
+    })).json();
+    const test = () => sendJson(app, "POST", `/api/v1/watches/${created.id}/test`, key);
+    for (let i = 0; i < TESTS_PER_MINUTE; i++) {
+      const res = await test();
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    const limited = await test();
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get("retry-after"), "60");
+    const body = await limited.json();
+    assert.equal(body.error, "rate_limited");
+    assert.equal(limited.headers.get("x-quota-used"), "0");
+    assert.equal(receiver.received.length, TESTS_PER_MINUTE, "nothing sent past the limit");
+    // An account moved to Free keeps its watch, but its webhook sends nothing.
+    await db.sql`update accounts set plan = 'free' where id = ${accountId}`;
+    await db.sql`delete from web_rate_limits`;
+    const free = await test();
+    assert.equal(free.status, 403);
+    assert.equal((await free.json()).error, "plan_required");
+    assert.equal(receiver.received.length, TESTS_PER_MINUTE);
   } finally {
     await receiver.close();
   }
