@@ -110,6 +110,20 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
         "PUBLIC_BASE_URL",
     );
   }
+  const webhookAllow = e.WATCH_WEBHOOK_ALLOW.split(",")
+    .map((h) => h.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
+    .filter(Boolean);
+  // Only loopback hosts may skip the webhook SSRF guard: the setting is for a receiver on the
+  // developer's own machine, never a way to reach a private network from a server.
+  const notLoopback = webhookAllow.find((h) =>
+    h !== "localhost" && h !== "::1" && !/^127(\.\d{1,3}){3}$/.test(h)
+  );
+  if (notLoopback) {
+    throw new Error(
+      `Invalid configuration: WATCH_WEBHOOK_ALLOW: "${notLoopback}" is not a loopback host ` +
+        "(only localhost, 127.x.x.x and ::1, for development)",
+    );
+  }
   return Object.freeze({
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -122,12 +136,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
-    webhookAllow: Object.freeze(
-      e.WATCH_WEBHOOK_ALLOW.split(",").map((h) =>
-        h.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")
-      )
-        .filter(Boolean),
-    ),
+    webhookAllow: Object.freeze(webhookAllow),
     deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,
     db: Object.freeze({

@@ -9,6 +9,7 @@ import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { checkWebhookUrl, isBlockedAddress, UnsafeUrlError } from "../../src/watches/ssrf.ts";
 import { postEvent } from "../../src/watches/webhook.ts";
+import { readConfig } from "../../src/platform/config.ts";
 import { sendJson, startReceiver } from "./helpers.ts";
 
 const RESOLVE = (host: string) =>
@@ -130,5 +131,16 @@ Deno.test("Delivery re-checks the address and never follows a redirect", async (
   } finally {
     await metadata.close();
     await redirector.close();
+  }
+});
+
+Deno.test("WATCH_WEBHOOK_ALLOW takes loopback hosts only", () => {
+  const config = readConfig({ WATCH_WEBHOOK_ALLOW: " 127.0.0.1, LOCALHOST, [::1] " });
+  assert.deepEqual(config.webhookAllow, ["127.0.0.1", "localhost", "::1"]);
+  for (const host of ["10.0.0.5", "intranet.example", "169.254.169.254", "0.0.0.0"]) {
+    assert.throws(
+      () => readConfig({ WATCH_WEBHOOK_ALLOW: `127.0.0.1,${host}` }),
+      new RegExp(`WATCH_WEBHOOK_ALLOW: "${host.replaceAll(".", "\\.")}" is not a loopback host`),
+    );
   }
 });
