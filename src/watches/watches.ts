@@ -279,7 +279,14 @@ export async function updateWatch(
   const deliveries = input.deliveries ?? {};
   if (deliveries.webhook === null) {
     Object.assign(changes, { webhook_url: null, webhook_secret: null, failing_since: null });
-  } else if (deliveries.webhook) {
+  } else if (
+    deliveries.webhook &&
+    !(current.deliveries.webhook?.url === deliveries.webhook.url &&
+      current.deliveries.webhook.disabled_at === null)
+  ) {
+    // A new URL, or the same one for a webhook that was switched off: checked and on again. The
+    // URL the watch already delivers to is left alone (the dashboard's edit form sends it back),
+    // so an account moved to Free can still edit the rest of the watch.
     requireWebhookPlan(owner);
     changes.webhook_url = await checkedUrl(deliveries.webhook.url, options);
     changes.webhook_disabled_at = null;

@@ -243,3 +243,32 @@ dbTest("Watch answers validate against their OpenAPI schemas", async (db) => {
     await (await send(app, "GET", `/api/v1/watches/${watch.id}/deliveries`, key)).json(),
   );
 });
+
+dbTest(
+  "A watch kept from a paid plan can still be edited on Free, its webhook left as it is",
+  async (db) => {
+    const app = testApp(db, ENV);
+    const { key, accountId } = await makeKey(db.sql, "pro");
+    const url = "http://127.0.0.1:9/hook";
+    const created = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "Kept",
+      deliveries: { webhook: { url } },
+    })).json();
+    await db.sql`update accounts set plan = 'free' where id = ${accountId}`;
+    const path = `/api/v1/watches/${created.id}`;
+    // What the dashboard's edit form sends: every field, the webhook URL unchanged.
+    const same = await sendJson(app, "PATCH", path, key, {
+      name: "Renamed",
+      deliveries: { webhook: { url } },
+    });
+    assert.equal(same.status, 200, await same.clone().text());
+    assert.equal((await same.json()).name, "Renamed");
+    const other = await sendJson(app, "PATCH", path, key, {
+      deliveries: { webhook: { url: "http://127.0.0.1:10/hook" } },
+    });
+    assert.equal(other.status, 403);
+    assert.equal((await other.json()).error, "plan_required");
+    const [row] = await db.sql`select name, webhook_url from watches where id = ${created.id}`;
+    assert.deepEqual({ ...row }, { name: "Renamed", webhook_url: url });
+  },
+);
