@@ -10,7 +10,7 @@ import {
   toApiError,
 } from "../platform/errors.ts";
 import type { Outcome } from "../platform/request_log.ts";
-import { corsHeaders, json, preflight, quotaHeaders } from "../platform/responses.ts";
+import { json, preflight, quotaHeaders } from "../platform/responses.ts";
 import type { UsageState } from "../platform/plans.ts";
 
 /**
@@ -52,9 +52,6 @@ export function mcpErrorResponse(
   if (apiError instanceof MethodNotAllowedError) headers["Allow"] = apiError.allow;
   if (apiError.status === 401 && publicBaseUrl) {
     headers["WWW-Authenticate"] = bearerChallenge(publicBaseUrl, apiError);
-    headers["Access-Control-Expose-Headers"] = `${
-      corsHeaders()["Access-Control-Expose-Headers"]
-    }, WWW-Authenticate`;
   }
   return json(apiError.status, {
     jsonrpc: "2.0",

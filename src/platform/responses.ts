@@ -16,7 +16,8 @@ const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-R
 export function corsHeaders(): Record<string, string> {
   return {
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Expose-Headers": `${QUOTA_HEADERS}, Mcp-Session-Id, Mcp-Protocol-Version`,
+    "Access-Control-Expose-Headers":
+      `${QUOTA_HEADERS}, Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate`,
   };
 }
 

@@ -22,7 +22,7 @@ import { type DocumentPolicy, resolveClient } from "../accounts/oauth_documents.
 import { exchangeCode, refreshGrant, revokeByToken, SCOPE } from "../accounts/oauth_flow.ts";
 import { checkAuthorizationRequest, mcpResource } from "../accounts/oauth_authorize.ts";
 import type { Sql } from "../db/open.ts";
-import { json, preflight } from "../platform/responses.ts";
+import { corsHeaders, json, preflight } from "../platform/responses.ts";
 import { randomToken } from "./security.ts";
 
 /** What the OAuth endpoints need. */
@@ -245,7 +245,7 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     const client = await resolveClient(sql, clientIdOf(request, form), documentsFor(ip));
     await revokeByToken(sql, { clientId: client.clientId, token });
     // RFC 7009 section 2.2: 200 whether or not the token was valid.
-    return new Response(null, { status: 200, headers: { ...NO_STORE } });
+    return new Response(null, { status: 200, headers: { ...corsHeaders(), ...NO_STORE } });
   }
 
   async function authorize(url: URL, ip: string): Promise<Response> {

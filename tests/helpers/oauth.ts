@@ -111,7 +111,7 @@ export async function tokenRequest(
   fields: Record<string, string>,
   path = "/oauth/token",
   ip = "192.0.2.10",
-): Promise<{ status: number; body: Record<string, unknown> }> {
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const response = await app.handler(
     new Request(`${app.base}${path}`, {
       method: "POST",
@@ -120,7 +120,7 @@ export async function tokenRequest(
     }),
   );
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
+  return { status: response.status, body: text ? JSON.parse(text) : {}, headers: response.headers };
 }
 
 /** A complete sign-in: register, authorize, approve, exchange; returns tokens and ids. */

@@ -53,6 +53,7 @@ async function assertTokenRefused(app: ReturnType<typeof webTestApp>, token: str
   );
   assert.equal(rest.status, 401);
   assert.equal(rest.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+  assert.match(rest.headers.get("access-control-expose-headers") ?? "", /WWW-Authenticate/);
   assert.equal((await rest.json()).error, "invalid_token");
 }
 
@@ -528,6 +529,7 @@ dbTest(
       const { access, refresh, clientId: id } = await connectApp(app, browser, "Revoker");
       const res = await tokenRequest(app, { token: refresh, client_id: id }, "/oauth/revoke");
       assert.equal(res.status, 200);
+      assert.equal(res.headers.get("access-control-allow-origin"), "*", "readable by a browser");
       assert.equal((await mcpBearer(app, access, { id: 1, method: "ping" })).status, 401);
       const unknown = await tokenRequest(
         app,
