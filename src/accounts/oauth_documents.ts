@@ -152,6 +152,30 @@ async function fetchDocument(clientId: string, policy: DocumentPolicy) {
   return { metadata, maxAge: cacheSeconds(headers) };
 }
 
+/** Throws invalid_client for a client_id no client can have. */
+function checkClientIdShape(clientId: string): void {
+  // deno-lint-ignore no-control-regex
+  if (clientId.length === 0 || clientId.length > 2000 || /[\u0000-\u001f\u007f]/.test(clientId)) {
+    throw new OAuthError("invalid_client", "Unknown client_id", 401);
+  }
+}
+
+/**
+ * The client of a token or revocation request, as stored (a metadata document's row is used even
+ * when its cache time is over: it was checked when the user approved it). Never fetches; throws
+ * invalid_client for an unknown client, so that a registered client registers again.
+ */
+export async function knownClient(sql: Sql, clientId: string): Promise<OAuthClient> {
+  checkClientIdShape(clientId);
+  const known = await findClient(sql, clientId);
+  if (known) return known;
+  throw new OAuthError(
+    "invalid_client",
+    isDocumentClientId(clientId) ? "Unknown client_id" : "Unknown client_id: register again",
+    401,
+  );
+}
+
 /**
  * The client a client_id names: a registration, or a metadata document (from the cache while it
  * is fresh, else fetched again). Throws OAuthError invalid_client for an unknown client.
@@ -161,10 +185,7 @@ export async function resolveClient(
   clientId: string,
   policy: DocumentPolicy = {},
 ): Promise<OAuthClient> {
-  // deno-lint-ignore no-control-regex
-  if (clientId.length === 0 || clientId.length > 2000 || /[\u0000-\u001f\u007f]/.test(clientId)) {
-    throw new OAuthError("invalid_client", "Unknown client_id", 401);
-  }
+  checkClientIdShape(clientId);
   const known = await findClient(sql, clientId);
   if (known && known.fresh) return known;
   if (!isDocumentClientId(clientId)) {

@@ -18,7 +18,7 @@ import {
 import { hitRateLimit } from "../accounts/sessions.ts";
 import { isLoopbackHost, OAuthError, registerClient } from "../accounts/oauth_clients.ts";
 import { validateClientMetadata } from "../accounts/oauth_clients.ts";
-import { type DocumentPolicy, resolveClient } from "../accounts/oauth_documents.ts";
+import { type DocumentPolicy, knownClient } from "../accounts/oauth_documents.ts";
 import { exchangeCode, refreshGrant, revokeByToken, SCOPE } from "../accounts/oauth_flow.ts";
 import { checkAuthorizationRequest, mcpResource } from "../accounts/oauth_authorize.ts";
 import type { Sql } from "../db/open.ts";
@@ -214,35 +214,39 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     };
   }
 
-  async function token(request: Request, ip: string): Promise<Response> {
+  // The token and revocation endpoints never fetch a client ID metadata document: the client
+  // was resolved at /oauth/authorize, and the grant its code or token belongs to names it.
+  async function token(request: Request): Promise<Response> {
     const form = await readOAuthForm(request);
     const grantType = required(form, "grant_type");
     if (grantType !== "authorization_code" && grantType !== "refresh_token") {
       throw new OAuthError("unsupported_grant_type", `grant_type "${grantType}" is not supported`);
     }
     const clientId = clientIdOf(request, form);
-    const client = await resolveClient(sql, clientId, documentsFor(ip));
     const resource = form.get("resource");
-    const tokens = grantType === "authorization_code"
-      ? await exchangeCode(sql, {
+    if (grantType === "authorization_code") {
+      const code = required(form, "code");
+      const verifier = required(form, "code_verifier");
+      const client = await knownClient(sql, clientId);
+      const tokens = await exchangeCode(sql, {
         clientId: client.clientId,
-        code: required(form, "code"),
-        verifier: required(form, "code_verifier"),
+        code,
+        verifier,
         redirectUri: form.get("redirect_uri"),
         resource,
-      })
-      : await refreshGrant(sql, {
-        clientId: client.clientId,
-        refreshToken: required(form, "refresh_token"),
-        resource,
       });
+      return json(200, tokens, NO_STORE);
+    }
+    const refreshToken = required(form, "refresh_token");
+    const client = await knownClient(sql, clientId);
+    const tokens = await refreshGrant(sql, { clientId: client.clientId, refreshToken, resource });
     return json(200, tokens, NO_STORE);
   }
 
-  async function revoke(request: Request, ip: string): Promise<Response> {
+  async function revoke(request: Request): Promise<Response> {
     const form = await readOAuthForm(request);
     const token = required(form, "token");
-    const client = await resolveClient(sql, clientIdOf(request, form), documentsFor(ip));
+    const client = await knownClient(sql, clientIdOf(request, form));
     await revokeByToken(sql, { clientId: client.clientId, token });
     // RFC 7009 section 2.2: 200 whether or not the token was valid.
     return new Response(null, { status: 200, headers: { ...corsHeaders(), ...NO_STORE } });
@@ -292,7 +296,7 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
         if (request.method === "OPTIONS") return preflight("POST, OPTIONS");
         if (request.method !== "POST") return methodNotAllowed("POST");
         if (path === "/oauth/register") return await register(request, ip);
-        return path === "/oauth/token" ? await token(request, ip) : await revoke(request, ip);
+        return path === "/oauth/token" ? await token(request) : await revoke(request);
       }
       default:
         return json(404, { error: "not_found", error_description: `Cannot find "${path}"` });

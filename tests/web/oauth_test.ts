@@ -543,38 +543,41 @@ dbTest(
 
 dbTest("OAuth: client ID metadata document fetches are limited per IP", async (db) => {
   const app = webTestApp(db, { web: { oauth: { documentFetchesPerHour: 2 } } });
+  const { challenge } = await pkcePair();
   // Documents on private addresses: refused at once, but each attempt counts as a fetch.
-  const attempt = (n: number, ip: string) =>
-    tokenRequest(
-      app,
-      {
-        grant_type: "authorization_code",
-        code: "oi_code_x",
-        code_verifier: "v".repeat(43),
-        client_id: `https://10.0.0.${n}/client.json`,
-      },
-      "/oauth/token",
-      ip,
+  const attempt = async (n: number, ip: string) => {
+    const clientId = `https://10.0.0.${n}/client.json`;
+    const res = await app.handler(
+      new Request(`${app.base}/oauth/authorize?${authorizeParams(clientId, challenge)}`, {
+        headers: { "x-test-ip": ip },
+      }),
     );
+    return { status: res.status, body: await res.json() };
+  };
   for (const n of [1, 2]) {
     const res = await attempt(n, "192.0.2.50");
-    assert.equal(res.status, 401);
-    assert.equal(res.body.error, "invalid_client");
+    assert.equal(res.status, 400);
+    assert.match(res.body.error_description, /private, loopback or reserved/);
   }
   const limited = await attempt(3, "192.0.2.50");
   assert.equal(limited.status, 429);
-  assert.equal(limited.body.error, "temporarily_unavailable");
-  const { challenge } = await pkcePair();
-  const shown = await app.handler(
-    new Request(
-      `${app.base}/oauth/authorize?${authorizeParams("https://10.0.0.4/client.json", challenge)}`,
-      { headers: { "x-test-ip": "192.0.2.50" } },
-    ),
-  );
-  assert.equal(shown.status, 429);
-  assert.match((await shown.json()).error_description, /Too many client ID metadata documents/);
+  assert.match(limited.body.error_description, /Too many client ID metadata documents/);
   // Another address has its own count.
-  assert.equal((await attempt(5, "192.0.2.51")).status, 401);
+  assert.equal((await attempt(4, "192.0.2.51")).status, 400);
+  // The token endpoint never fetches a document: an unknown one is invalid_client at once.
+  const token = await tokenRequest(
+    app,
+    {
+      grant_type: "authorization_code",
+      code: "oi_code_x",
+      code_verifier: "v".repeat(43),
+      client_id: "https://10.0.0.5/client.json",
+    },
+    "/oauth/token",
+    "192.0.2.50",
+  );
+  assert.equal(token.status, 401);
+  assert.equal(token.body.error, "invalid_client");
 });
 
 dbTest(
