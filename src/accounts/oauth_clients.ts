@@ -4,6 +4,7 @@
  * metadata documents, and the clients' SQL (sql/0008_oauth.sql).
  */
 import type { Sql } from "../db/open.ts";
+import { isLoopbackHost } from "../platform/hosts.ts";
 
 /** An OAuth error: the `error` code of its RFC, a description, and the HTTP status. */
 export class OAuthError extends Error {
@@ -58,12 +59,6 @@ const FORBIDDEN_SCHEMES = new Set([
 ]);
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** True for the loopback host names of RFC 8252 (native apps' local redirect listeners). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 /**
  * Why a redirect URI is refused, or undefined when it is allowed: https; http only to a loopback

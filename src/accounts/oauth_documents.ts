@@ -12,10 +12,10 @@
 import type { Sql } from "../db/open.ts";
 import { isBlockedAddress, resolveWithDns, type WebhookTarget } from "../watches/ssrf.ts";
 import { PostTimeoutError, sendTo } from "../watches/http_post.ts";
+import { bareHost, isLoopbackHost } from "../platform/hosts.ts";
 import { isIP } from "node:net";
 import {
   findClient,
-  isLoopbackHost,
   type OAuthClient,
   OAuthError,
   storeDocumentClient,
@@ -78,7 +78,7 @@ async function checkDocumentUrl(
   }
   if (url.href !== clientId) throw refuse("the client_id must be a normalized URL");
   if (allowed) return { url };
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const host = bareHost(url.hostname);
   const addresses = isIP(host)
     ? [host]
     : (await (policy.resolve ?? resolveWithDns)(host)).filter((a) => isIP(a) !== 0);

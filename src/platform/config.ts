@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bareHost, isLoopbackHost } from "./hosts.ts";
 
 /** The service's configuration, read once from the environment and passed in everywhere. */
 export interface Config {
@@ -100,24 +101,18 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
   }
   const e = parsed.data;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
-  const baseHost = new URL(publicBaseUrl).hostname.replace(/^\[(.*)\]$/, "$1");
-  if (
-    e.OAUTH_CIMD_ALLOW_LOOPBACK &&
-    !["localhost", "127.0.0.1", "::1"].includes(baseHost)
-  ) {
+  if (e.OAUTH_CIMD_ALLOW_LOOPBACK && !isLoopbackHost(new URL(publicBaseUrl).hostname)) {
     throw new Error(
       "Invalid configuration: OAUTH_CIMD_ALLOW_LOOPBACK: only for development, with a loopback " +
         "PUBLIC_BASE_URL",
     );
   }
   const webhookAllow = e.WATCH_WEBHOOK_ALLOW.split(",")
-    .map((h) => h.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
+    .map((h) => bareHost(h.trim()))
     .filter(Boolean);
   // Only loopback hosts may skip the webhook SSRF guard: the setting is for a receiver on the
   // developer's own machine, never a way to reach a private network from a server.
-  const notLoopback = webhookAllow.find((h) =>
-    h !== "localhost" && h !== "::1" && !/^127(\.\d{1,3}){3}$/.test(h)
-  );
+  const notLoopback = webhookAllow.find((h) => !isLoopbackHost(h));
   if (notLoopback) {
     throw new Error(
       `Invalid configuration: WATCH_WEBHOOK_ALLOW: "${notLoopback}" is not a loopback host ` +

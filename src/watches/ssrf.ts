@@ -12,6 +12,7 @@
  * to the check and a private one a moment later is never asked the second time.
  */
 import { BlockList, isIP } from "node:net";
+import { bareHost } from "../platform/hosts.ts";
 
 /** Resolves a host name to its addresses (IPv4 and IPv6). */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -119,7 +120,7 @@ export const resolveWithDns: Resolver = async (host) => {
 
 /** The URL's host as the allow-list and the address checks see it (IPv6 without brackets). */
 function hostOf(url: URL): string {
-  return url.hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return bareHost(url.hostname);
 }
 
 /**

@@ -16,7 +16,8 @@ import {
   getOAuthProtectedResourceMetadataUrl,
 } from "@modelcontextprotocol/server";
 import { hitRateLimit } from "../accounts/sessions.ts";
-import { isLoopbackHost, OAuthError, registerClient } from "../accounts/oauth_clients.ts";
+import { OAuthError, registerClient } from "../accounts/oauth_clients.ts";
+import { isLoopbackHost } from "../platform/hosts.ts";
 import { validateClientMetadata } from "../accounts/oauth_clients.ts";
 import { type DocumentPolicy, knownClient } from "../accounts/oauth_documents.ts";
 import { exchangeCode, refreshGrant, revokeByToken, SCOPE } from "../accounts/oauth_flow.ts";
