@@ -10,10 +10,9 @@
  * PUBLIC_BASE_URL is itself a loopback address.
  */
 import type { Sql } from "../db/open.ts";
-import { isBlockedAddress, resolveWithDns, type WebhookTarget } from "../watches/ssrf.ts";
+import { resolveWebhookTarget, UnsafeUrlError, type WebhookTarget } from "../watches/ssrf.ts";
 import { PostTimeoutError, sendTo } from "../watches/http_post.ts";
 import { bareHost, isLoopbackHost } from "../platform/hosts.ts";
-import { isIP } from "node:net";
 import {
   findClient,
   type OAuthClient,
@@ -68,8 +67,7 @@ async function checkDocumentUrl(
   } catch {
     throw refuse("the client_id is not a URL");
   }
-  const loopback = isLoopbackHost(url.hostname);
-  const allowed = policy.allowLoopback === true && loopback;
+  const allowed = policy.allowLoopback === true && isLoopbackHost(url.hostname);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && allowed)) {
     throw refuse("the client_id must be an https URL");
   }
@@ -77,16 +75,17 @@ async function checkDocumentUrl(
     throw refuse("the client_id must be an https URL with a path, without fragment or user");
   }
   if (url.href !== clientId) throw refuse("the client_id must be a normalized URL");
-  if (allowed) return { url };
-  const host = bareHost(url.hostname);
-  const addresses = isIP(host)
-    ? [host]
-    : (await (policy.resolve ?? resolveWithDns)(host)).filter((a) => isIP(a) !== 0);
-  if (addresses.length === 0) throw refuse(`cannot resolve ${url.hostname}`);
-  if (loopback || addresses.some(isBlockedAddress)) {
-    throw refuse(`${url.hostname} is a private, loopback or reserved address`);
+  // The webhooks' guard: every address the name resolves to must be public, and the fetch
+  // connects to the first one checked.
+  try {
+    return await resolveWebhookTarget(clientId, {
+      allow: allowed ? [bareHost(url.hostname)] : [],
+      resolve: policy.resolve,
+    });
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw refuse(`the client_id ${error.message}`);
+    throw error;
   }
-  return isIP(host) ? { url } : { url, address: addresses[0], family: isIP(addresses[0]) };
 }
 
 /** Seconds the document may be cached, from Cache-Control or Expires (capped at a day). */
