@@ -128,10 +128,16 @@ async function issueTokens(tx: Tx, grantId: number): Promise<TokenResponse> {
 }
 
 /** Revokes a grant (its tokens stop at once); true when it was live. */
-async function revokeGrantIn(tx: Sql | Tx, grantId: number, by: string): Promise<boolean> {
+async function revokeGrantIn(
+  tx: Sql | Tx,
+  grantId: number,
+  by: string,
+  accountId?: number,
+): Promise<boolean> {
   const rows = await tx`
     update oauth_grants set revoked_at = now(), revoked_by = ${by}
     where id = ${grantId} and revoked_at is null
+      ${accountId !== undefined ? tx`and account_id = ${accountId}` : tx``}
     returning id`;
   forgetKey(-grantId);
   return rows.length > 0;
@@ -280,7 +286,7 @@ export async function revokeByToken(
 /** The grants of an account (or of every account), newest first. */
 export async function listGrants(
   sql: Sql,
-  options: { accountId?: number; email?: string; live?: boolean } = {},
+  options: { id?: number; accountId?: number; email?: string; live?: boolean } = {},
 ): Promise<GrantInfo[]> {
   return await sql<GrantInfo[]>`
     select g.id, g.account_id, a.email, g.client_id, g.client_name, g.redirect_uri,
@@ -290,7 +296,12 @@ export async function listGrants(
       ${options.accountId !== undefined ? sql`and g.account_id = ${options.accountId}` : sql``}
       ${options.email !== undefined ? sql`and lower(a.email) = lower(${options.email})` : sql``}
       ${options.live ? sql`and g.revoked_at is null` : sql``}
-      and exists (select 1 from oauth_tokens t where t.grant_id = g.id)
+      ${
+    // One grant asked for by id is shown whatever happened; lists show the grants whose
+    // code was exchanged (an approval that never reached its app has no token).
+    options.id !== undefined
+      ? sql`and g.id = ${options.id}`
+      : sql`and exists (select 1 from oauth_tokens t where t.grant_id = g.id)`}
     order by g.created_at desc, g.id desc`;
 }
 
@@ -303,11 +314,5 @@ export async function revokeGrant(
   options: { id: number; accountId?: number; by: "owner" | "admin" },
 ): Promise<boolean> {
   if (!isRowId(options.id)) return false;
-  const rows = await sql`
-    update oauth_grants set revoked_at = now(), revoked_by = ${options.by}
-    where id = ${options.id} and revoked_at is null
-      ${options.accountId !== undefined ? sql`and account_id = ${options.accountId}` : sql``}
-    returning id`;
-  forgetKey(-options.id);
-  return rows.length > 0;
+  return await revokeGrantIn(sql, options.id, options.by, options.accountId);
 }

@@ -51,7 +51,7 @@ export const OAUTH_COMMANDS: Command[] = [
       if (!(await revokeGrant(sql, { id, by: "admin" }))) {
         throw new AccountError(`Cannot find a live grant ${id}`);
       }
-      const [grant] = (await listGrants(sql)).filter((g) => g.id === id);
+      const [grant] = await listGrants(sql, { id });
       return grant;
     },
   },

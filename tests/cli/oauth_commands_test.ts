@@ -79,4 +79,22 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
   assert.deepEqual(JSON.parse(live.stdout).items, []);
   const bad = await admin(db.database, "oauth", "revoke", "--id", "x");
   assert.equal(bad.code, 2);
+
+  // A grant approved but never exchanged for tokens is not listed, yet its revoke prints it.
+  const unused = await approveGrant(db.sql, {
+    accountId: account.id,
+    clientId: "oi_client_cli",
+    clientName: "CLI Client",
+    redirectUri: redirect,
+    resource: "https://oppintel.example/mcp/",
+    codeChallenge: challenge,
+  });
+  assert.ok(unused);
+  const [pending] = await db.sql<{ id: number }[]>`
+    select id from oauth_grants where revoked_at is null`;
+  const shown = await admin(db.database, "oauth", "revoke", "--id", String(pending.id));
+  assert.equal(shown.code, 0, shown.stderr);
+  const grant = JSON.parse(shown.stdout);
+  assert.equal(grant.id, pending.id);
+  assert.equal(grant.revoked_by, "admin");
 });
