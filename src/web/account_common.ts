@@ -63,6 +63,8 @@ export interface AccountResponse {
   headers: Record<string, string>;
   /** `Set-Cookie` values. */
   cookies?: string[];
+  /** One more origin or scheme the page's forms may go to (the CSP's form-action). */
+  formAction?: string;
 }
 
 export interface Visit {

@@ -27,14 +27,10 @@ import type { SignedIn } from "./account_signin.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
 import { checkCsrf, securityHeaders } from "./security.ts";
 
-/** The CSP of the consent page: its form may be redirected to the client's redirect URI. */
-function consentCsp(redirectUri: string): string {
+/** Where the consent page's form may be redirected: the client's redirect URI's origin. */
+function consentFormAction(redirectUri: string): string {
   const url = new URL(redirectUri);
-  const target = url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
-  return securityHeaders("private")["Content-Security-Policy"].replace(
-    "form-action 'self'",
-    `form-action 'self' ${target}`,
-  );
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
 }
 
 function hostOf(uri: string): string {
@@ -125,8 +121,7 @@ export function createConsent(
       200,
       page({ title: "Connect an app · Opportunity Intelligence", body }),
     );
-    response.headers["Content-Security-Policy"] = consentCsp(request.redirectUri);
-    return response;
+    return { ...response, formAction: consentFormAction(request.redirectUri) };
   }
 
   /** GET /account/authorize: sign in first, then the consent form. */

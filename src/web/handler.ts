@@ -187,8 +187,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
-      // A page may widen its own CSP (the consent page's form-action, web/account_oauth.ts).
-      const headers = new Headers({ ...securityHeaders("private"), ...answer.headers });
+      // The security headers win over the page's own; a page may only name one more place its
+      // forms go to (the consent page's form-action, web/account_oauth.ts).
+      const headers = new Headers({
+        ...answer.headers,
+        ...securityHeaders("private", { formAction: answer.formAction }),
+      });
       for (const c of answer.cookies ?? []) headers.append("Set-Cookie", c);
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }

@@ -74,20 +74,28 @@ export function cookie(
 }
 
 // No inline script or style anywhere; images may come from article covers on other hosts.
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' https: data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
+function csp(formAction?: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' https: data:",
+    formAction ? `form-action 'self' ${formAction}` : "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
 
-/** Headers every page of the web area carries. */
-export function securityHeaders(kind: "public" | "private"): Record<string, string> {
+/**
+ * Headers every page of the web area carries. `formAction` is one more origin or scheme the
+ * page's forms may go to (the OAuth consent page's, redirected to the app).
+ */
+export function securityHeaders(
+  kind: "public" | "private",
+  options: { formAction?: string } = {},
+): Record<string, string> {
   return {
-    "Content-Security-Policy": CSP,
+    "Content-Security-Policy": csp(options.formAction),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     // The account area's URLs can carry e-mailed tokens: never send them on as a referrer.
