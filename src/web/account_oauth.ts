@@ -25,7 +25,7 @@ import {
 } from "./account_common.ts";
 import type { SignedIn } from "./account_signin.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
-import { checkCsrf, securityHeaders } from "./security.ts";
+import { checkCsrf } from "./security.ts";
 
 /** Where the consent page's form may be redirected: the client's redirect URI's origin. */
 function consentFormAction(redirectUri: string): string {
