@@ -32,14 +32,16 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
     responseTypes: ["code"],
   });
   const { verifier, challenge } = await pkcePair();
-  const code = await approveGrant(db.sql, {
-    accountId: account.id,
-    clientId: "oi_client_cli",
-    clientName: "CLI Client",
-    redirectUri: redirect,
-    resource: "https://oppintel.example/mcp/",
-    codeChallenge: challenge,
-  });
+  const approve = () =>
+    approveGrant(db.sql, {
+      accountId: account.id,
+      clientId: "oi_client_cli",
+      clientName: "CLI Client",
+      redirectUri: redirect,
+      resource: "https://oppintel.example/mcp/",
+      codeChallenge: challenge,
+    });
+  const code = await approve();
   const tokens = await exchangeCode(db.sql, { clientId: "oi_client_cli", code, verifier });
 
   const listed = await admin(db.database, "oauth", "list", "--email", "app@example.com");
@@ -81,15 +83,7 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
   assert.equal(bad.code, 2);
 
   // A grant approved but never exchanged for tokens is not listed, yet its revoke prints it.
-  const unused = await approveGrant(db.sql, {
-    accountId: account.id,
-    clientId: "oi_client_cli",
-    clientName: "CLI Client",
-    redirectUri: redirect,
-    resource: "https://oppintel.example/mcp/",
-    codeChallenge: challenge,
-  });
-  assert.ok(unused);
+  assert.ok(await approve());
   const [pending] = await db.sql<{ id: number }[]>`
     select id from oauth_grants where revoked_at is null`;
   const shown = await admin(db.database, "oauth", "revoke", "--id", String(pending.id));
