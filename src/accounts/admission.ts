@@ -95,6 +95,9 @@ const RECENT_MAX = 10_000;
 const recent = new Map<string, { caller: Caller; at: number }>();
 
 function remember(hash: string, caller: Caller, now: Date): Caller {
+  // An OAuth access token is never kept: it is always looked up, so that revoking its grant
+  // stops it at once everywhere (recentCaller).
+  if (caller.keyId <= 0) return caller;
   recent.delete(hash);
   if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
   recent.set(hash, { caller, at: now.getTime() });
@@ -111,8 +114,7 @@ export async function recentCaller(
   now: Date = new Date(),
 ): Promise<Caller> {
   const seen = recent.get(await keyDigest(rawKey));
-  // An OAuth access token is always looked up: revoking its grant stops it at once everywhere.
-  if (seen && now.getTime() - seen.at < RECENT_MS && seen.caller.keyId > 0) return seen.caller;
+  if (seen && now.getTime() - seen.at < RECENT_MS) return seen.caller;
   return await authenticate(sql, rawKey, now);
 }
 

@@ -11,7 +11,6 @@ import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
 import { sha256Hex } from "../platform/crypto.ts";
 import { isRowId } from "../catalog/common.ts";
-import { forgetKey } from "./admission.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
@@ -139,7 +138,6 @@ async function revokeGrantIn(
     where id = ${grantId} and revoked_at is null
       ${accountId !== undefined ? tx`and account_id = ${accountId}` : tx``}
     returning id`;
-  forgetKey(-grantId);
   return rows.length > 0;
 }
 
@@ -277,7 +275,6 @@ export async function revokeByToken(
   if (!row) return;
   if (isAccess) {
     await sql`delete from oauth_tokens where token_hash = ${hash}`;
-    forgetKey(-row.grant_id);
   } else {
     await revokeGrantIn(sql, row.grant_id, "client");
   }
