@@ -8,7 +8,7 @@
 import type { Sql } from "../db/open.ts";
 import { matchesRedirectUri, type OAuthClient, OAuthError } from "./oauth_clients.ts";
 import { type DocumentPolicy, resolveClient } from "./oauth_documents.ts";
-import { isS256Challenge } from "./oauth_flow.ts";
+import { isS256Challenge, sameResource } from "./oauth_flow.ts";
 
 /** A checked authorization request. */
 export interface AuthorizationRequest {
@@ -129,8 +129,7 @@ export async function checkAuthorizationRequest(
     return fail("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier");
   }
   const ours = mcpResource(options.publicBaseUrl);
-  const resource = params.get("resource") ?? ours;
-  if (resource.replace(/\/$/, "") !== ours.replace(/\/$/, "")) {
+  if (!sameResource(params.get("resource") ?? undefined, ours)) {
     return fail("invalid_target", `resource must be this service's MCP endpoint, ${ours}`);
   }
   return {

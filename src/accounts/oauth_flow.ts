@@ -142,7 +142,7 @@ async function revokeGrantIn(
 }
 
 /** True when `given` is absent or names the grant's resource (with or without the last slash). */
-function sameResource(given: string | undefined, bound: string): boolean {
+export function sameResource(given: string | undefined, bound: string): boolean {
   if (given === undefined) return true;
   return given.replace(/\/$/, "") === bound.replace(/\/$/, "");
 }

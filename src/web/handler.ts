@@ -163,7 +163,6 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     documents: deps.oauth?.documents,
     registrationsPerHour: deps.oauth?.registrationsPerHour,
     documentFetchesPerHour: deps.oauth?.documentFetchesPerHour,
-    log,
   });
 
   async function serve(

@@ -35,7 +35,6 @@ export interface OAuthDeps {
   registrationsPerHour?: number;
   /** Client ID metadata documents one IP may have fetched per hour (default 60). */
   documentFetchesPerHour?: number;
-  log: (entry: Record<string, unknown>) => void;
 }
 
 const MAX_REGISTRATION_BYTES = 16 * 1024;
