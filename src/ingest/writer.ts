@@ -75,6 +75,8 @@ export class ContentWriter {
   #deferred: string[] = [];
   /** Every opportunity still to come is new: its evidence is inserted without comparing. */
   #onlyNew = false;
+  /** True when the watches' change capture records this import's rows (startChangeCapture). */
+  #capturing = false;
   #failure: unknown;
   /** The first and last input line of the records queued since the last send. */
   #lines: [number, number] | undefined;
@@ -89,7 +91,7 @@ export class ContentWriter {
    */
   static async open(sql: Sql): Promise<ContentWriter> {
     const writer = new ContentWriter(sql);
-    await startChangeCapture(sql);
+    writer.#capturing = await startChangeCapture(sql);
     for (const { slug } of await sql<{ slug: string }[]>`select slug from categories`) {
       writer.#categorySlugs.add(slug);
     }
@@ -308,7 +310,7 @@ export class ContentWriter {
     if (this.changes === 0) return false;
     await this.#sql`update data_version set version = version + 1, changed_at = now()`;
     // The watches' new matches commit with the data that made them (src/watches/matching.ts).
-    await recordNewMatches(this.#sql);
+    if (this.#capturing) await recordNewMatches(this.#sql);
     return true;
   }
 }
