@@ -56,6 +56,38 @@ export async function startChangeCapture(sql: Sql): Promise<boolean> {
   return true;
 }
 
+/** The columns of `changed` that hold a row's values now, and before the import. */
+const NOW = {
+  online: "is_online_deliverable",
+  score: "score",
+  platform: "platform",
+  channel: "channel_name",
+  recommendation: "recommendation",
+  category: "category",
+  search: "search",
+};
+const BEFORE = {
+  online: "old_online",
+  score: "old_score",
+  platform: "old_platform",
+  channel: "old_channel",
+  recommendation: "old_recommendation",
+  category: "old_category",
+  search: "old_search",
+};
+
+/** True when the changed row `x`, read from `columns`, matches watch `w`'s filters. */
+function watchMatches(sql: Sql, columns: typeof NOW) {
+  const x = (column: string) => sql(`x.${column}`);
+  return sql`(not w.online_only or ${x(columns.online)})
+    and ${x(columns.score)} >= w.min_score
+    and (w.platform is null or lower(${x(columns.platform)}) = lower(w.platform))
+    and (w.channel is null or ${x(columns.channel)} = w.channel)
+    and (w.recommendation is null or ${x(columns.recommendation)} = w.recommendation)
+    and (w.category is null or ${x(columns.category)} = w.category)
+    and (w.tsq is null or ${x(columns.search)} @@ w.tsq)`;
+}
+
 /**
  * Records the new matches of the rows changed since `startChangeCapture` and queues their
  * deliveries. Call it inside the import's transaction, after its writes.
@@ -84,23 +116,10 @@ export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
     hits as (
       select w.id as watch_id, x.id as opportunity_id
       from watches w
-      join changed x on (not w.online_only or x.is_online_deliverable)
-        and x.score >= w.min_score
-        and (w.platform is null or lower(x.platform) = lower(w.platform))
-        and (w.channel is null or x.channel_name = w.channel)
-        and (w.recommendation is null or x.recommendation = w.recommendation)
-        and (w.category is null or x.category = w.category)
-        and (w.tsq is null or x.search @@ w.tsq)
+      join changed x on ${watchMatches(sql, NOW)}
       where not w.paused and w.created_at <= now()
         -- Not new when the row matched the same query with its values before the import.
-        and not (x.existed and coalesce(
-          (not w.online_only or x.old_online)
-          and x.old_score >= w.min_score
-          and (w.platform is null or lower(x.old_platform) = lower(w.platform))
-          and (w.channel is null or x.old_channel = w.channel)
-          and (w.recommendation is null or x.old_recommendation = w.recommendation)
-          and (w.category is null or x.old_category = w.category)
-          and (w.tsq is null or x.old_search @@ w.tsq), false))
+        and not (x.existed and coalesce(${watchMatches(sql, BEFORE)}, false))
     ),
     batches as (
       insert into watch_batches (watch_id, matched_at, opportunity_ids)
