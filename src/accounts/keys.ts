@@ -10,7 +10,6 @@ const KEY_PREFIX = "oi_live_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 44;
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
@@ -55,15 +54,12 @@ function randomBase62(length: number): string {
 
 /** Makes a new raw API key. */
 export function generateApiKey(): string {
-  const body = KEY_PREFIX + randomBase62(RANDOM_LENGTH);
-  return body + checksum(body);
+  return generateSecret(KEY_PREFIX);
 }
 
 /** True when `raw` has the key format and a matching checksum (no database needed). */
 export function isWellFormedKey(raw: string): boolean {
-  if (!KEY_PATTERN.test(raw)) return false;
-  const body = raw.slice(0, -CHECKSUM_LENGTH);
-  return checksum(body) === raw.slice(-CHECKSUM_LENGTH);
+  return isWellFormedSecret(raw, KEY_PREFIX);
 }
 
 /** The SHA-256 hex digest of the whole raw key: the only form in which keys are stored. */
