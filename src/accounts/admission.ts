@@ -280,7 +280,9 @@ export async function admit(
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
-  const rank = sql`(case k.plan when 'free' then 0 when 'pro' then 1 else 2 end)`;
+  const rankOf = (plan: postgres.Fragment) =>
+    sql`(case ${plan} when 'free' then 0 when 'pro' then 1 else 2 end)`;
+  const rank = rankOf(sql`k.plan`);
   const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
     when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
   const keyRow = sql`
@@ -294,8 +296,7 @@ export async function admit(
   const keyRows = prefetch
     ? sql`
       select f.*, case when f.found and f.revoked_by is null
-          and (case f.plan when 'free' then 0 when 'pro' then 1 else 2 end)
-            >= ${PLAN_RANK[operation.plan]}::int
+          and ${rankOf(sql`f.plan`)} >= ${PLAN_RANK[operation.plan]}::int
         then ${prefetch} end as fetched
       from (${keyRow}) f`
     : keyRow;
