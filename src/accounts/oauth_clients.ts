@@ -65,7 +65,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * host (desktop clients, RFC 8252 section 7.3); a private-use scheme (section 7.1, e.g.
  * `cursor://`); never a fragment, user info, or a scheme that runs code in the browser.
  */
-export function redirectUriProblem(text: unknown): string | undefined {
+function redirectUriProblem(text: unknown): string | undefined {
   if (typeof text !== "string" || text.length === 0) return "must be a non-empty string";
   if (text.length > MAX_URI_LENGTH) return `must be at most ${MAX_URI_LENGTH} characters`;
   if (CONTROL.test(text) || /\s/.test(text)) return "must not contain spaces or control characters";

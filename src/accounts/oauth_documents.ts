@@ -45,7 +45,7 @@ const DEFAULT_MAX_AGE_S = 600;
 const MAX_AGE_CAP_S = 86_400;
 
 /** True when a client_id names a metadata document (an http(s) URL) rather than a registration. */
-export function isDocumentClientId(clientId: string): boolean {
+function isDocumentClientId(clientId: string): boolean {
   return clientId.startsWith("https://") || clientId.startsWith("http://");
 }
 

@@ -30,7 +30,7 @@ const MCP_METHODS = "POST, OPTIONS";
  * resource metadata is, and `error="invalid_token"` when a credential was sent but is not valid.
  * Built from PUBLIC_BASE_URL only, never from the request's Host.
  */
-export function bearerChallenge(publicBaseUrl: string, apiError: ApiError): string {
+function bearerChallenge(publicBaseUrl: string, apiError: ApiError): string {
   const metadata = `${publicBaseUrl}/.well-known/oauth-protected-resource/mcp/`;
   if (apiError instanceof MissingApiKeyError) return `Bearer resource_metadata="${metadata}"`;
   const description = apiError.message.replaceAll('"', "'");
