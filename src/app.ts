@@ -11,7 +11,12 @@ import { logFailure, type Outcome, redactedPath } from "./platform/request_log.t
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
-import { DEFAULT_BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBodyWithin } from "./platform/body.ts";
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+  readBodyBytes,
+  withBody,
+} from "./platform/body.ts";
 
 /** Above the MCP SDK's 4 MiB request bound, so that the endpoint's own 413 answers first. */
 const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -50,8 +55,10 @@ export function createApp(
     ? createMcpEndpoint({ serve: deps.mcp, publicBaseUrl: deps.publicBaseUrl })
     : undefined;
 
+  /** Routes a request whose body (if any) has been read as `body`. */
   async function route(
     request: Request,
+    body: Uint8Array<ArrayBuffer> | null,
     url: URL,
     requestId: string,
     info?: Deno.ServeHandlerInfo,
@@ -60,10 +67,12 @@ export function createApp(
     if (path === "/healthz") return { response: await health(deps.sql), route: "/healthz" };
     if (path === "/mcp" || path === "/mcp/") {
       if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
-      return { route: "/mcp", ...await mcp(request, url, requestId) };
+      // The MCP handler parses the bytes itself: no second Request, no second read.
+      return { route: "/mcp", ...await mcp(request, url, requestId, body) };
     }
-    if (path.startsWith("/api/v1/")) return await rest(request, url);
-    const page = await deps.web?.(request, info);
+    const whole = withBody(request, body);
+    if (path.startsWith("/api/v1/")) return await rest(whole, url);
+    const page = await deps.web?.(whole, info);
     if (page) return { response: page, route: "web" };
     throw new NotFoundError(`Cannot find "${path}"`);
   }
@@ -80,13 +89,13 @@ export function createApp(
     const isMcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
     let outcome: Outcome;
     try {
-      const whole = await readBodyWithin(
+      const body = await readBodyBytes(
         request,
         deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
         // MCP applies the SDK's own 4 MiB bound and answers it as JSON-RPC (mcp/server.ts).
         isMcp ? MCP_MAX_BODY_BYTES : MAX_BODY_BYTES,
       );
-      outcome = await route(whole, url, requestId, info);
+      outcome = await route(request, body, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
       // A body refused before routing (408, 413) is still answered in the surface's own shape.

@@ -15,12 +15,14 @@ import type { UsageState } from "../platform/plans.ts";
 
 /**
  * Serves an MCP request with its raw key (server.ts): throws 401 and 403 for a bad key, and
- * answers with the caller once the key is known.
+ * answers with the caller once the key is known. `body`, when given, is the request's body
+ * already read (null: none); without it the handler reads the request's own.
  */
 export type McpHandler = (
   request: Request,
   rawKey: string | undefined,
   requestId?: string,
+  body?: Uint8Array | null,
 ) => Promise<{ response: Response; caller?: Caller; charged?: boolean }>;
 
 const MCP_METHODS = "POST, OPTIONS";
@@ -63,8 +65,18 @@ export function mcpErrorResponse(
 /** The MCP edge for the app's router. */
 export function createMcpEndpoint(
   deps: { serve: McpHandler; publicBaseUrl?: string },
-): (request: Request, url: URL, requestId?: string) => Promise<Outcome> {
-  return async function mcp(request: Request, url: URL, requestId?: string): Promise<Outcome> {
+): (
+  request: Request,
+  url: URL,
+  requestId?: string,
+  body?: Uint8Array | null,
+) => Promise<Outcome> {
+  return async function mcp(
+    request: Request,
+    url: URL,
+    requestId?: string,
+    body?: Uint8Array | null,
+  ): Promise<Outcome> {
     if (request.method === "OPTIONS") return { response: preflight(MCP_METHODS) };
     if (request.method !== "POST") {
       return { response: mcpErrorResponse(new MethodNotAllowedError(request.method, "POST")) };
@@ -74,6 +86,7 @@ export function createMcpEndpoint(
         request,
         apiKeyOf(request, url),
         requestId,
+        body,
       );
       return { response, caller, route: "/mcp", quota: charged ? "charged" : undefined };
     } catch (error) {

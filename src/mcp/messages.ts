@@ -6,8 +6,29 @@
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
 } from "@modelcontextprotocol/server";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True for one JSON-RPC message (not an array, not a posted response, not `initialize`) whose
+ * params carry the 2026-07-28 envelope claim, the protocol version key in `_meta`. The SDK's era
+ * classification (v2.4, `classifyRequestBody` and `classifyNotificationBody`) serves such a
+ * message as modern or refuses it as modern, never as 2025-era, so the full era check
+ * (`isLegacyRequest`: a second schema parse of the whole body, 5% of a modern tool call) is
+ * skipped for it. tests/mcp/era_check_test.ts holds this to isLegacyRequest.
+ */
+export function claimsModernEnvelope(body: unknown): boolean {
+  if (!isPlainObject(body) || "result" in body || "error" in body) return false;
+  if (typeof body.method !== "string" || body.method === "initialize") return false;
+  const params = body.params;
+  return isPlainObject(params) && isPlainObject(params._meta) &&
+    PROTOCOL_VERSION_META_KEY in params._meta;
+}
 
 /** The name and arguments of a body that is one tools/call request, else undefined. */
 export function toolCallOf(body: unknown): { name: string; args: unknown } | undefined {
@@ -73,13 +94,17 @@ function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
+const decoder = new TextDecoder();
+
 /**
  * The JSON body, read and parsed once for the era check and whichever era serves it (the SDK
  * would otherwise read a clone for the check and the body again to serve it, a fifth of an MCP
- * request's own cost); or the answer the SDK gives when there is no JSON body to serve.
+ * request's own cost); or the answer the SDK gives when there is no JSON body to serve. `bytes`
+ * is the body when the app has read it already (null: none).
  */
 export async function readJsonBody(
   request: Request,
+  bytes?: Uint8Array | null,
 ): Promise<{ body: unknown } | { answer: Response }> {
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return {
@@ -90,19 +115,23 @@ export async function readJsonBody(
       ),
     };
   }
-  const read = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
-  if (read.tooLarge) {
-    const limit = DEFAULT_MAX_REQUEST_BODY_SIZE;
-    return {
-      answer: rpcError(
-        413,
-        -32000,
-        `Payload Too Large: Request body must not exceed ${limit} bytes`,
-      ),
-    };
+  const limit = DEFAULT_MAX_REQUEST_BODY_SIZE;
+  const tooLarge = {
+    answer: rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${limit} bytes`),
+  };
+  let text: string;
+  if (bytes === undefined) {
+    const read = await readRequestBody(request, limit);
+    if (read.tooLarge) return tooLarge;
+    text = read.text;
+  } else {
+    // The SDK's bound, as readRequestBody applies it: the declared length, then the bytes.
+    const declared = Number(request.headers.get("content-length"));
+    if (declared > limit || (bytes?.byteLength ?? 0) > limit) return tooLarge;
+    text = bytes ? decoder.decode(bytes) : "";
   }
   try {
-    return { body: JSON.parse(read.text) };
+    return { body: JSON.parse(text) };
   } catch {
     return { answer: rpcError(400, -32700, "Parse error: Invalid JSON") };
   }

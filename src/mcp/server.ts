@@ -45,6 +45,7 @@ import type { WatchService } from "../watches/service.ts";
 import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 import {
   callParamsProblem,
+  claimsModernEnvelope,
   isProtocolOnly,
   readJsonBody,
   toolCallOf,
@@ -210,6 +211,28 @@ function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
   return exchange;
 }
 
+/**
+ * `response` with `extra` headers set, and the JSON content type naming its charset. The SDK's
+ * answers are built with mutable headers, so they are set in place; a response whose headers
+ * are immutable is copied.
+ */
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  const set = (headers: Headers) => {
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    if (headers.get("content-type") === "application/json") {
+      headers.set("content-type", "application/json; charset=utf-8");
+    }
+  };
+  try {
+    set(response.headers);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    set(headers);
+    return new Response(response.body, { status: response.status, headers });
+  }
+}
+
 /** What the handler answers, with the caller once the key is known. */
 export interface McpAnswer {
   response: Response;
@@ -226,7 +249,12 @@ export interface McpAnswer {
  */
 export function createMcpHandler(
   deps: McpDeps,
-): (request: Request, rawKey: string | undefined, requestId?: string) => Promise<McpAnswer> {
+): (
+  request: Request,
+  rawKey: string | undefined,
+  requestId?: string,
+  bytes?: Uint8Array | null,
+) => Promise<McpAnswer> {
   const fixtures = new Map((deps.fixtureTools ?? []).map((f) => [f.tool.name, f]));
   const withContent = { ...deps, content: deps.content ?? createContent(deps.sql, deps.context) };
   const listing: ListToolsResult = {
@@ -349,13 +377,14 @@ export function createMcpHandler(
     request: Request,
     rawKey: string | undefined,
     requestId?: string,
+    bytes?: Uint8Array | null,
   ): Promise<McpAnswer> {
-    const read = await readJsonBody(request);
+    const read = await readJsonBody(request, bytes);
     // The key is checked first, whatever the body (401 and 403 are thrown from here).
     const exchange = await admitRequest(rawKey, "body" in read ? read.body : undefined, requestId);
     let response = "answer" in read
       ? read.answer
-      : await isLegacyRequest(request, read.body)
+      : !claimsModernEnvelope(read.body) && await isLegacyRequest(request, read.body)
       ? await serveLegacy(request, read.body, exchange)
       : await modern.fetch(request, { authInfo: authInfoOf(exchange), parsedBody: read.body });
     const { call } = exchange;
@@ -370,19 +399,10 @@ export function createMcpHandler(
     }
     const problem = "body" in read ? callParamsProblem(read.body) : undefined;
     if (problem) response = await withReadableParamsError(response, problem);
-    const headers = new Headers(response.headers);
-    for (
-      const [name, value] of Object.entries({ ...corsHeaders(), ...quotaHeaders(exchange.usage) })
-    ) {
-      headers.set(name, value);
-    }
-    if (headers.get("content-type") === "application/json") {
-      headers.set("content-type", "application/json; charset=utf-8");
-    }
     // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)
     // passes through as it comes.
     return {
-      response: new Response(response.body, { status: response.status, headers }),
+      response: withHeaders(response, { ...corsHeaders(), ...quotaHeaders(exchange.usage) }),
       caller: exchange.caller,
       charged: exchange.charged,
     };

@@ -12,17 +12,16 @@ export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * `request` with its body read into memory, or the request itself when it has no body. Throws
- * RequestTimeoutError (408) when the body is not complete within `timeoutMs`, and
- * PayloadTooLargeError (413) when it is longer than `maxBytes`; either way the rest of the body
- * is cancelled.
+ * The bytes of `request`'s body, or null when it has none. Throws RequestTimeoutError (408) when
+ * the body is not complete within `timeoutMs`, and PayloadTooLargeError (413) when it is longer
+ * than `maxBytes`; either way the rest of the body is cancelled.
  */
-export async function readBodyWithin(
+export async function readBodyBytes(
   request: Request,
   timeoutMs: number,
   maxBytes: number = MAX_BODY_BYTES,
-): Promise<Request> {
-  if (request.body === null) return request;
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (request.body === null) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) {
     await request.body.cancel().catch(() => {});
@@ -50,18 +49,35 @@ export async function readBodyWithin(
   } finally {
     clearTimeout(timer);
   }
+  // A request body's chunks are backed by plain ArrayBuffers.
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
   const body = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
     body.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return body;
+}
+
+/** `request` again with `body`, its bytes read by readBodyBytes (itself when it had none). */
+export function withBody(request: Request, body: Uint8Array<ArrayBuffer> | null): Request {
+  if (body === null) return request;
   return new Request(request.url, {
     method: request.method,
     headers: request.headers,
     body,
     signal: request.signal,
   });
+}
+
+/** `request` with its body read into memory within a deadline and a bound (readBodyBytes). */
+export async function readBodyWithin(
+  request: Request,
+  timeoutMs: number,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<Request> {
+  return withBody(request, await readBodyBytes(request, timeoutMs, maxBytes));
 }
 
 /**

@@ -1,0 +1,134 @@
+/**
+ * `deno run -A bench/sdk_floor.ts`: what the MCP TypeScript SDK (v2) costs per request by itself,
+ * with no key, database, tool work or app code: process CPU per request of a trivial tool call
+ * answered through the SDK's two stateless paths (the 2026-07-28 `createMcpHandler` and the 2025
+ * per-request `Server` + `WebStandardStreamableHTTPServerTransport`, as src/mcp/server.ts builds
+ * them), beside a bare handler that parses the same JSON-RPC body and answers the same result by
+ * hand. In process, one request at a time, scenarios in turns; the best round is reported.
+ *
+ * The difference is the SDK's floor: the part of an MCP tool call that no change to the service's
+ * own code can remove while the SDK serves each request (issue 19's constraint).
+ *
+ * Options: --requests N per round (default 2000), --rounds N (default 5).
+ */
+import process from "node:process";
+import {
+  createMcpHandler,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+
+function arg(name: string, fallback: string): string {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
+}
+const requests = Number(arg("--requests", "2000"));
+const rounds = Number(arg("--rounds", "5"));
+const MODERN = "2026-07-28";
+
+/** A result about the size of a list page's first items, the same object every time. */
+const ANSWER = {
+  items: Array.from({ length: 5 }, (_, i) => ({ id: i + 1, title: `Opportunity ${i + 1}` })),
+};
+const callResult = () => ({
+  content: [{ type: "text" as const, text: JSON.stringify(ANSWER) }],
+  structuredContent: ANSWER,
+});
+
+function buildServer(): Server {
+  const server = new Server({ name: "floor", version: "1.0.0" }, {
+    capabilities: { tools: { listChanged: false } },
+  });
+  server.setRequestHandler("tools/list", () => ({ tools: [] }));
+  server.setRequestHandler("tools/call", () => callResult());
+  return server;
+}
+
+const modern = createMcpHandler(() => buildServer(), { legacy: "reject" });
+
+async function legacy(request: Request, body: unknown): Promise<Response> {
+  const server = buildServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    const answer = response.body ? await response.arrayBuffer() : null;
+    return new Response(answer, { status: response.status, headers: response.headers });
+  } finally {
+    await server.close();
+  }
+}
+
+/** By hand: parse, check the method, answer the same JSON-RPC result. */
+async function bare(request: Request): Promise<Response> {
+  const body = await request.json();
+  if (body.method !== "tools/call") return Response.json({ error: "no" }, { status: 400 });
+  return Response.json({ jsonrpc: "2.0", id: body.id, result: callResult() });
+}
+
+function request(era: "2025" | "2026"): Request {
+  const isModern = era === "2026";
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return new Request("http://127.0.0.1/mcp/", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": isModern ? MODERN : "2025-11-25",
+      ...(isModern ? { "mcp-method": "tools/call", "mcp-name": "floor" } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "floor", arguments: {}, ...(isModern ? { _meta: meta } : {}) },
+    }),
+  });
+}
+
+const SCENARIOS: Record<string, () => Promise<Response>> = {
+  bare: () => bare(request("2025")),
+  sdk_2025: async () => {
+    const r = request("2025");
+    return legacy(r, await r.json());
+  },
+  sdk_2026: async () => {
+    const r = request("2026");
+    return modern.fetch(r, { parsedBody: await r.json() });
+  },
+};
+
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
+const best: Record<string, number> = {};
+for (let round = 0; round < rounds; round++) {
+  for (const [id, run] of Object.entries(SCENARIOS)) {
+    for (let i = 0; i < 50; i++) await (await run()).arrayBuffer();
+    const cpu0 = cpuUs();
+    for (let i = 0; i < requests; i++) {
+      const response = await run();
+      const text = await response.text();
+      if (response.status !== 200 || !text.includes("Opportunity 5")) {
+        throw new Error(`${id}: ${response.status} ${text.slice(0, 300)}`);
+      }
+    }
+    best[id] = Math.min(best[id] ?? Infinity, (cpuUs() - cpu0) / requests);
+  }
+}
+console.log(`${requests} requests a round, ${rounds} rounds, best round (µs of CPU per request)\n`);
+console.log("| path | CPU per request | over bare |");
+console.log("|---|---|---|");
+for (const id of Object.keys(SCENARIOS)) {
+  const over = id === "bare" ? "-" : `+${(best[id] - best.bare).toFixed(0)} µs`;
+  console.log(`| ${id} | ${best[id].toFixed(0)} µs | ${over} |`);
+}
