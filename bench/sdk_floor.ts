@@ -1,6 +1,6 @@
 /**
  * `deno run -A bench/sdk_floor.ts`: what the MCP TypeScript SDK (v2) costs per request by itself,
- * with no key, database, tool work or app code: process CPU per request of a trivial tool call
+ * with no key, database, tool work or app code, for a result the size of a list page: process CPU per request of a trivial tool call
  * answered through the SDK's two stateless paths (the 2026-07-28 `createMcpHandler` and the 2025
  * per-request `Server` + `WebStandardStreamableHTTPServerTransport`, as src/mcp/server.ts builds
  * them), beside a bare handler that parses the same JSON-RPC body and answers the same result by
@@ -26,12 +26,38 @@ const requests = Number(arg("--requests", "2000"));
 const rounds = Number(arg("--rounds", "5"));
 const MODERN = "2026-07-28";
 
-/** A result about the size of a list page's first items, the same object every time. */
+/**
+ * A result shaped like a default list page: 20 items with the list's fields and the paging
+ * members. Its text is serialized once, as the service caches it (serializeJson).
+ */
 const ANSWER = {
-  items: Array.from({ length: 5 }, (_, i) => ({ id: i + 1, title: `Opportunity ${i + 1}` })),
+  items: Array.from({ length: 20 }, (_, i) => ({
+    id: i + 1,
+    platform: "reddit",
+    channel_name: "r/SaaS",
+    title: `Opportunity ${i + 1}: a tool that turns support threads into a roadmap`,
+    slug: `opportunity-${i + 1}`,
+    recommendation: "Build",
+    score: 90 - i,
+    pain_point_intensity: 8,
+    willingness_to_pay_score: 7,
+    tech_difficulty: 4,
+    sustainability_score: 6,
+    target_audience: "Founders of small software companies with a public roadmap",
+    monetization_model: "Monthly subscription per workspace",
+    evidence_count: 12,
+    merged_from_count: 3,
+    is_online_deliverable: true,
+    created_at: "2026-11-01T10:00:00.000Z",
+  })),
+  page: 1,
+  page_size: 20,
+  total: 1000000,
+  total_pages: 50000,
 };
+const TEXT = JSON.stringify(ANSWER);
 const callResult = () => ({
-  content: [{ type: "text" as const, text: JSON.stringify(ANSWER) }],
+  content: [{ type: "text" as const, text: TEXT }],
   structuredContent: ANSWER,
 });
 
@@ -118,7 +144,7 @@ for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < requests; i++) {
       const response = await run();
       const text = await response.text();
-      if (response.status !== 200 || !text.includes("Opportunity 5")) {
+      if (response.status !== 200 || !text.includes("Opportunity 20:")) {
         throw new Error(`${id}: ${response.status} ${text.slice(0, 300)}`);
       }
     }

@@ -55,7 +55,8 @@ export interface Content {
 
 /** A stable cache key of a parameter object (keys sorted, undefined dropped). */
 function keyOf(prefix: string, params: object): string {
-  const entries = Object.entries(params).filter(([, v]) => v !== undefined).sort();
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   return `${prefix}:${JSON.stringify(entries)}`;
 }
 

@@ -116,18 +116,18 @@ export async function readJsonBody(
     };
   }
   const limit = DEFAULT_MAX_REQUEST_BODY_SIZE;
-  const tooLarge = {
+  const tooLarge = () => ({
     answer: rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${limit} bytes`),
-  };
+  });
   let text: string;
   if (bytes === undefined) {
     const read = await readRequestBody(request, limit);
-    if (read.tooLarge) return tooLarge;
+    if (read.tooLarge) return tooLarge();
     text = read.text;
   } else {
     // The SDK's bound, as readRequestBody applies it: the declared length, then the bytes.
     const declared = Number(request.headers.get("content-length"));
-    if (declared > limit || (bytes?.byteLength ?? 0) > limit) return tooLarge;
+    if (declared > limit || (bytes?.byteLength ?? 0) > limit) return tooLarge();
     text = bytes ? decoder.decode(bytes) : "";
   }
   try {
