@@ -36,7 +36,7 @@ import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
 import { toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
-import { corsHeaders, quotaHeaders, serializeJson } from "../platform/responses.ts";
+import { corsHeaders, quotaHeaders, serializeJson, withHeaders } from "../platform/responses.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { type Prepared, prepareOperation } from "../accounts/operations.ts";
@@ -211,28 +211,6 @@ function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
   return exchange;
 }
 
-/**
- * `response` with `extra` headers set, and the JSON content type naming its charset. The SDK's
- * answers are built with mutable headers, so they are set in place; a response whose headers
- * are immutable is copied.
- */
-function withHeaders(response: Response, extra: Record<string, string>): Response {
-  const set = (headers: Headers) => {
-    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    if (headers.get("content-type") === "application/json") {
-      headers.set("content-type", "application/json; charset=utf-8");
-    }
-  };
-  try {
-    set(response.headers);
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    set(headers);
-    return new Response(response.body, { status: response.status, headers });
-  }
-}
-
 /** What the handler answers, with the caller once the key is known. */
 export interface McpAnswer {
   response: Response;
@@ -401,8 +379,12 @@ export function createMcpHandler(
     if (problem) response = await withReadableParamsError(response, problem);
     // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)
     // passes through as it comes.
+    const headers = { ...corsHeaders(), ...quotaHeaders(exchange.usage) };
+    if (response.headers.get("content-type") === "application/json") {
+      headers["content-type"] = "application/json; charset=utf-8";
+    }
     return {
-      response: withHeaders(response, { ...corsHeaders(), ...quotaHeaders(exchange.usage) }),
+      response: withHeaders(response, headers),
       caller: exchange.caller,
       charged: exchange.charged,
     };

@@ -150,13 +150,20 @@ export async function withRequestId(response: Response, requestId: string): Prom
       return new Response(JSON.stringify(body), { status: response.status, headers });
     }
   }
+  return withHeaders(response, { "X-Request-Id": requestId });
+}
+
+/**
+ * `response` with `extra` headers set: in place when its headers may change (a response the
+ * service built), else on a copy (a fetched or static response's headers are immutable).
+ */
+export function withHeaders(response: Response, extra: Record<string, string>): Response {
   try {
-    response.headers.set("X-Request-Id", requestId);
+    for (const [name, value] of Object.entries(extra)) response.headers.set(name, value);
     return response;
   } catch {
-    // Immutable headers (a fetched or static response): copy them.
     const headers = new Headers(response.headers);
-    headers.set("X-Request-Id", requestId);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
     return new Response(response.body, {
       status: response.status,
       statusText: response.statusText,
