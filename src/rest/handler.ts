@@ -40,13 +40,24 @@ export interface RestDeps {
 
 interface Route {
   pattern: URLPattern;
+  /**
+   * The pattern's text up to its first parameter (all of it when it has none): a path that does
+   * not start with it cannot match, and a pattern without parameters is matched by comparing
+   * the text, so a pattern is run only where it may match (each run is a call into the runtime,
+   * 5% of a detail's own CPU when every route was tried in turn).
+   */
+  prefix: string;
+  /** True when the pattern has no parameters. */
+  exact: boolean;
   operation: Operation & { name: OperationName };
   /** Where the operation's input comes from: the path parameters or the query string. */
   input: "path" | "query";
 }
 
 function route(pathname: string, operation: Route["operation"], input: Route["input"]): Route {
-  return { pattern: new URLPattern({ pathname }), operation, input };
+  const parameter = pathname.indexOf(":");
+  const prefix = parameter < 0 ? pathname : pathname.slice(0, parameter);
+  return { pattern: new URLPattern({ pathname }), prefix, exact: parameter < 0, operation, input };
 }
 
 const ROUTES: Route[] = [
@@ -102,10 +113,11 @@ export function createRestHandler(
       return { response: json(200, openApiDocument()), route: "/api/v1/openapi.json" };
     }
     for (const r of ROUTES) {
-      const match = r.pattern.exec({ pathname: path });
-      if (!match) continue;
+      if (r.exact ? path !== r.prefix : !path.startsWith(r.prefix)) continue;
+      const groups = r.exact ? {} : r.pattern.exec({ pathname: path })?.pathname.groups;
+      if (!groups) continue;
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
-      return { ...await rest(request, url, r, match), route: r.pattern.pathname };
+      return { ...await rest(request, url, r, groups), route: r.pattern.pathname };
     }
     throw new NotFoundError(`Cannot find "${path}"`);
   };
@@ -115,7 +127,7 @@ export function createRestHandler(
     request: Request,
     url: URL,
     r: Route,
-    match: URLPatternResult,
+    groups: Record<string, string | undefined>,
   ): Promise<Outcome> {
     const key = apiKeyOf(request, url);
     let prepared: Prepared;
@@ -124,9 +136,7 @@ export function createRestHandler(
         r.operation.name,
         deps,
         (schema) =>
-          r.input === "path"
-            ? parseParams(schema, decodePath(match.pathname.groups))
-            : parseQuery(schema, url),
+          r.input === "path" ? parseParams(schema, decodePath(groups)) : parseQuery(schema, url),
       );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
