@@ -477,3 +477,27 @@ dbTest("importLines names the lines of a batch the database refuses", async ({ s
   const [{ n }] = await sql`select count(*)::int as n from categories`;
   assert.equal(n, 0);
 });
+
+dbTest(
+  "importLines stores the longest one-line fields in 4-byte characters (index rows fit)",
+  async ({
+    sql,
+  }) => {
+    await importFile(sql, GOOD);
+    // 500 characters of 4 bytes that do not compress: every index on these columns (the count
+    // index of sql/0010 among them) must stay under PostgreSQL's 2,704-byte index row.
+    let seed = 7;
+    const wide = () =>
+      Array.from({ length: 500 }, () => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return String.fromCodePoint(0x10000 + (seed % 0x30000));
+      }).join("");
+    const platform = wide();
+    const summary = await importLines(sql, [
+      JSON.stringify({ ...OPPORTUNITY, external_id: "wide-1", platform, channel_name: wide() }),
+    ]);
+    assert.equal(summary.changed, true);
+    const [row] = await sql`select platform from opportunities where external_id = 'wide-1'`;
+    assert.equal(row.platform, platform);
+  },
+);
