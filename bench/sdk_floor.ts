@@ -12,11 +12,8 @@
  * Options: --requests N per round (default 2000), --rounds N (default 5).
  */
 import process from "node:process";
-import {
-  createMcpHandler,
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, Server } from "@modelcontextprotocol/server";
+import { serveStateless } from "../src/mcp/server.ts";
 
 function arg(name: string, fallback: string): string {
   const i = Deno.args.indexOf(name);
@@ -72,21 +69,7 @@ function buildServer(): Server {
 
 const modern = createMcpHandler(() => buildServer(), { legacy: "reject" });
 
-async function legacy(request: Request, body: unknown): Promise<Response> {
-  const server = buildServer();
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  try {
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    const answer = response.body ? await response.arrayBuffer() : null;
-    return new Response(answer, { status: response.status, headers: response.headers });
-  } finally {
-    await server.close();
-  }
-}
+const legacy = (request: Request, body: unknown) => serveStateless(buildServer(), request, body);
 
 /** By hand: parse, check the method, answer the same JSON-RPC result. */
 async function bare(request: Request): Promise<Response> {

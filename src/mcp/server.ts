@@ -211,6 +211,30 @@ function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
   return exchange;
 }
 
+/**
+ * Serves one 2025-era request with `server` on the SDK's stateless transport, answering JSON
+ * (bench/sdk_floor.ts measures this same path).
+ */
+export async function serveStateless(
+  server: Server,
+  request: Request,
+  body: unknown,
+): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    // JSON response mode: the body is complete once handleRequest resolves.
+    const answer = response.body ? await response.arrayBuffer() : null;
+    return new Response(answer, { status: response.status, headers: response.headers });
+  } finally {
+    await server.close();
+  }
+}
+
 /** What the handler answers, with the caller once the key is known. */
 export interface McpAnswer {
   response: Response;
@@ -278,30 +302,6 @@ export function createMcpHandler(
     legacy: "reject",
   });
 
-  // 2025-era requests: stateless with JSON answers, as before the v2 SDK (section 5). The SDK's
-  // own fallback answers them as SSE streams, which would change what every 2025 client,
-  // proxy and benchmark sees, so this leg stays ours, on the same server definition.
-  async function serveLegacy(
-    request: Request,
-    body: unknown,
-    exchange: Exchange,
-  ): Promise<Response> {
-    const server = buildServer(exchange);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body });
-      // JSON response mode: the body is complete once handleRequest resolves.
-      const answer = response.body ? await response.arrayBuffer() : null;
-      return new Response(answer, { status: response.status, headers: response.headers });
-    } finally {
-      await server.close();
-    }
-  }
-
   /** The request's exchange: its key checked, and its tool call admitted when it is one. */
   async function admitRequest(
     rawKey: string | undefined,
@@ -363,7 +363,10 @@ export function createMcpHandler(
     let response = "answer" in read
       ? read.answer
       : !claimsModernEnvelope(read.body) && await isLegacyRequest(request, read.body)
-      ? await serveLegacy(request, read.body, exchange)
+      // 2025-era requests: stateless with JSON answers, as before the v2 SDK (section 5). The
+      // SDK's own fallback answers them as SSE streams, which would change what every 2025
+      // client, proxy and benchmark sees, so this leg stays ours, on the same server definition.
+      ? await serveStateless(buildServer(exchange), request, read.body)
       : await modern.fetch(request, { authInfo: authInfoOf(exchange), parsedBody: read.body });
     const { call } = exchange;
     // A call charged with the key check that no tool handler answered (the SDK refused the

@@ -50,17 +50,6 @@ const BODIES: Record<string, unknown> = {
     method: "notifications/cancelled",
     params: { requestId: 1, _meta: envelope("2026-07-28") },
   },
-  "initialize with an envelope": {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "0" },
-      _meta: envelope("2026-07-28"),
-    },
-  },
   "posted result with an envelope": {
     jsonrpc: "2.0",
     id: 1,
@@ -102,6 +91,12 @@ const BODIES: Record<string, unknown> = {
     params: { _meta: envelope("2026-07-28") },
   },
   "no jsonrpc member": { id: 1, method: "tools/list", params: { _meta: envelope("2026-07-28") } },
+};
+
+const LEGACY_INITIALIZE = BODIES["legacy initialize"] as { params: Record<string, unknown> };
+BODIES["initialize with an envelope"] = {
+  ...LEGACY_INITIALIZE,
+  params: { ...LEGACY_INITIALIZE.params, _meta: envelope("2026-07-28") },
 };
 
 const HEADERS: (string | undefined)[] = [undefined, "2026-07-28", "2025-11-25", "2025-06-18", "x"];
