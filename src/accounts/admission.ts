@@ -23,6 +23,7 @@ import {
 import type postgres from "postgres";
 import { dayOf, periodOf, refundQuota, type Surface, usageState } from "./usage.ts";
 import { type Plan, PLAN_LIMITS, PLAN_RANK, type UsageState } from "../platform/plans.ts";
+import { ALL_SCOPES, parseScope, type Scope } from "./oauth_scopes.ts";
 
 /** An authenticated caller: the key, its account and the account's usage when the call began. */
 export interface Caller {
@@ -34,6 +35,8 @@ export interface Caller {
   usage: UsageState;
   /** The data version when the call began: the key of every cached answer. */
   dataVersion: number;
+  /** What the credential may do: every scope for a key, the token's for an OAuth app. */
+  scopes: readonly Scope[];
 }
 
 /** What an operation needs and costs. */
@@ -151,6 +154,8 @@ interface KeyRow {
   account_id: number;
   plan: Plan;
   data_version: number;
+  /** The access token's scope (sql/0011); null for an API key, which may do everything. */
+  scope: string | null;
 }
 
 /** The caller of a found key; 403 when it is revoked. */
@@ -164,6 +169,7 @@ function callerOf(sql: Sql, row: KeyRow, used: number, now: Date): Caller {
     plan: row.plan,
     usage: usageState(row.plan, used, now),
     dataVersion: row.data_version,
+    scopes: row.scope === null ? ALL_SCOPES : parseScope(row.scope),
   };
 }
 
@@ -220,7 +226,8 @@ type AdmitRow = KeyRow & {
  */
 function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
   return sql`
-    select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan
+    select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
+      null::text as scope
     from api_keys k join accounts a on a.id = k.account_id
     where k.key_hash = ${hash}`;
 }
@@ -228,14 +235,14 @@ function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
 /**
  * The rows of an OAuth access token: the grant it belongs to (as a negative key id, so that its
  * calls are counted under the grant in the usage records and never collide with a key), its
- * account and plan. Only a live token of a grant that is not revoked has a row: anything else is
- * 401 invalid_token, never 403 (a revoked grant is the end of the sign-in, not a key to switch on
- * again).
+ * account, plan and scope (the token's: a refresh may have narrowed it below the grant's). Only a
+ * live token of a grant that is not revoked has a row: anything else is 401 invalid_token, never
+ * 403 (a revoked grant is the end of the sign-in, not a key to switch on again).
  */
 function oauthTokenRows(sql: Sql, hash: string, now: Date): postgres.Fragment {
   return sql`
     select -g.id as key_id, 'oauth:' || g.id as prefix, null::text as revoked_by,
-      g.last_used_at, a.id as account_id, a.plan
+      g.last_used_at, a.id as account_id, a.plan, t.scope
     from oauth_tokens t
     join oauth_grants g on g.id = t.grant_id
     join accounts a on a.id = g.account_id

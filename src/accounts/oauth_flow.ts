@@ -23,8 +23,8 @@ import { OAuthError } from "./oauth_clients.ts";
 export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_S = 30 * 86_400;
 export const CODE_TTL_S = 60;
-/** The one scope: read opportunity data and use the account's monthly quota. */
-export const SCOPE = "mcp";
+/** The scope of every grant: read the catalogue and the usage (src/accounts/oauth_scopes.ts). */
+export const SCOPE = "catalog";
 
 /** What the token endpoint answers (RFC 6749 section 5.1). */
 export interface TokenResponse {

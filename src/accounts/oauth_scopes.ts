@@ -1,0 +1,74 @@
+/**
+ * What an app signed in through OAuth may do: the scopes of a grant (sql/0011_oauth_scopes.sql),
+ * shared by the authorization request, the consent page, the token endpoint, admission and the
+ * watch operations of both surfaces.
+ * - `catalog`: read the catalogue and the usage, using the account's quota. Always granted.
+ * - `watches`: list, create, change and delete watches and see their deliveries, feed URLs and
+ *   webhook secrets. Granted only when the app asked for it AND the person ticked it on the
+ *   consent page, because a watch writes to the account and hands out a private feed URL.
+ * An API key is the account's own credential and has every scope.
+ */
+import { ApiError } from "../platform/errors.ts";
+
+/** The scopes this server knows, in the order they are written. */
+export const SCOPES = ["catalog", "watches"] as const;
+export type Scope = typeof SCOPES[number];
+
+/** What every grant holds, and what a request without `scope` gets. */
+export const DEFAULT_SCOPES: readonly Scope[] = ["catalog"];
+/** What an API key holds. */
+export const ALL_SCOPES: readonly Scope[] = SCOPES;
+
+/**
+ * The known scopes of a `scope` parameter (RFC 6749 section 3.3, space-separated), `catalog`
+ * always among them. Unknown values are ignored rather than refused with invalid_scope: MCP
+ * clients send what they find in discovery or remember from other servers (`mcp`, `openid`,
+ * `offline_access`), and a sign-in that fails on a word nobody reads helps no one.
+ */
+export function parseScope(text: string | null | undefined): Scope[] {
+  const words = new Set((text ?? "").split(" "));
+  return SCOPES.filter((scope) => scope === "catalog" || words.has(scope));
+}
+
+/** The `scope` text of a set of scopes, in the server's order (as stored and answered). */
+export function formatScope(scopes: readonly Scope[]): string {
+  return SCOPES.filter((scope) => scope === "catalog" || scopes.includes(scope)).join(" ");
+}
+
+/** What a grant of these scopes may do, in a person's words (Connected apps). */
+export function describeScope(scopes: readonly Scope[]): string {
+  return scopes.includes("watches")
+    ? "Read the catalogue and your usage, and manage your watches"
+    : "Read the catalogue and your usage";
+}
+
+/**
+ * A call the credential's scopes do not cover: 403 insufficient_scope (RFC 6750 section 3.1),
+ * naming the scope that would allow it. Defined beside the scopes rather than in
+ * src/platform/errors.ts, which maps it like any other ApiError.
+ */
+export class InsufficientScopeError extends ApiError {
+  readonly status = 403;
+  readonly code = "insufficient_scope";
+  constructor(readonly requiredScope: Scope) {
+    super(
+      `This app was not allowed to ${
+        requiredScope === "watches" ? "manage your watches" : "do this"
+      }: its OAuth grant lacks the "${requiredScope}" scope. Revoke it under "Connected apps" ` +
+        `and sign in again, granting it; or use an API key`,
+    );
+  }
+  protected override extra() {
+    return { required_scope: this.requiredScope };
+  }
+}
+
+/** Throws InsufficientScopeError unless `caller` holds `scope`. */
+export function requireScope(caller: { scopes: readonly Scope[] }, scope: Scope): void {
+  if (!caller.scopes.includes(scope)) throw new InsufficientScopeError(scope);
+}
+
+/** The `WWW-Authenticate` challenge of an insufficient_scope answer (RFC 6750 section 3). */
+export function insufficientScopeChallenge(error: InsufficientScopeError): string {
+  return `Bearer error="insufficient_scope", scope="${error.requiredScope}"`;
+}
