@@ -1,3 +1,7 @@
+/**
+ * What the catalog's queries share: the query context, ISO timestamps, the keyword match of `q`,
+ * page windows and row ids.
+ */
 import type postgres from "postgres";
 import { MAX_INTEGER, type Sql } from "../db/open.ts";
 
@@ -22,6 +26,20 @@ export function iso(value: Date | string | null): string | null {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
+// Two dashes or more, with any white space between them.
+const DASH_RUN = /-[\s-]*-/g;
+
+/**
+ * The text of a keyword query `q` as oi_search_query reads it, or undefined when it has none;
+ * every search (the lists, their relevance order, a watch's stored query) passes through it. A
+ * run of dashes becomes one: websearch_to_tsquery nests a NOT per dash, and PostgreSQL refuses a
+ * query nested about 32 deep ("tsquery stack too small"), so a run of them would fail the
+ * statement. Two dashes meant "not not" only by accident of the syntax; one excludes.
+ */
+export function searchText(q: string | undefined): string | undefined {
+  return q?.replace(DASH_RUN, "-").trim() || undefined;
+}
+
 /**
  * `and <vector> @@ <query of q>` when `q` has any text: the full-text match of a keyword query in
  * web-search syntax (sql/0003_search.sql, oi_search_query). `vector` names a search column.
@@ -31,7 +49,7 @@ export function matchesKeywords(
   vector: postgres.Fragment,
   q: string | undefined,
 ): postgres.Fragment {
-  const text = q?.trim();
+  const text = searchText(q);
   return text ? sql`and ${vector} @@ oi_search_query(${text})` : sql``;
 }
 

@@ -3,7 +3,14 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
-import { iso, isRowId, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
+import {
+  iso,
+  isRowId,
+  matchesKeywords,
+  pageWindow,
+  type QueryContext,
+  searchText,
+} from "./common.ts";
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date | string };
@@ -32,8 +39,8 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
     case "newest":
       return sql`order by o.created_at desc, o.id desc`;
     case "relevance":
-      return sql`order by ts_rank_cd(o.search, oi_search_query(${query.q ?? ""})) desc,
-        o.score desc, o.created_at desc, o.id desc`;
+      return sql`order by ts_rank_cd(o.search, oi_search_query(${searchText(query.q) ?? ""}))
+        desc, o.score desc, o.created_at desc, o.id desc`;
     default:
       return listOrder(sql);
   }

@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { parseInput, parseParams } from "../catalog/params.ts";
 import { OpportunityQuerySchema, textProblem } from "../catalog/schemas.ts";
+import { searchText } from "../catalog/common.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";
 
@@ -74,7 +75,8 @@ export function parseWatchQuery(input: Record<string, unknown> | string): WatchQ
       error.details.map((d) => ({ param: `query.${d.param}`, message: d.message })),
     );
   }
-  const q = parsed.q?.trim();
+  // Stored as the lists search it, so that the watch's tsq (sql/0005_watches.sql) is the list's.
+  const q = searchText(parsed.q);
   return {
     ...(q ? { q } : {}),
     ...(parsed.platform ? { platform: parsed.platform } : {}),

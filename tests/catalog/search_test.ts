@@ -144,6 +144,15 @@ dbTest("q: full-text search with word prefixes, phrases, exclusions and OR", asy
     assert.deepEqual(await match("🙂"), [], "no word: nothing matches");
     assert.deepEqual(await match('"lazy dog'), ["s5", "s4"], "an unclosed phrase runs to the end");
   });
+  await t.step("a run of dashes, spaced or not, is one exclusion and never fails", async () => {
+    assert.deepEqual(await match(`lazy ${"-".repeat(40)}walking`), ["s4"]);
+    assert.deepEqual(await match(`lazy ${"- ".repeat(40)}walking`), ["s4"]);
+    assert.deepEqual(await match(`lazy -- - walking`), ["s4"]);
+    assert.deepEqual(await match(`${"-".repeat(99)}x`), ["s6", "s5", "s4", "s3", "s2", "s1"]);
+    assert.deepEqual(await match("-".repeat(100)), [], "no word: nothing matches");
+    const ranked = await ids(db.sql, { q: `fox ${"-".repeat(40)}brown`, sort: "relevance" });
+    assert.deepEqual(ranked, ["s5"]);
+  });
   await t.step("apps and app are kept apart from appendix: no stemming", async () => {
     assert.deepEqual(await match("app"), ["s5"]);
     assert.deepEqual(await match("apps"), []);
@@ -194,4 +203,6 @@ dbTest("blog q has the meaning of the opportunity list's q", async (db) => {
   assert.deepEqual(await slugs("dog"), ["fox-story"], "a prefix: dog finds dogs");
   assert.deepEqual(await slugs("founders OR story"), ["fox-story", "cafe-guide"]);
   assert.deepEqual(await slugs("%_\\"), []);
+  assert.deepEqual(await slugs(`fox ${"- ".repeat(45)}brown`), [], "one exclusion");
+  assert.deepEqual(await slugs(`guide ${"-".repeat(60)}fox`), ["cafe-guide"]);
 });

@@ -6,14 +6,14 @@
  * the served OpenAPI document and the tool listing, so a new parameter is swept without a change
  * here. The JSON bodies of POST and PATCH /api/v1/watches are swept field by field too: hostile
  * text, huge strings, wrong types and unknown fields answer 422 naming the field, and write
- * nothing.
+ * nothing. Runs of search operators in `q` are swept in sweep_q_test.ts.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
-import { openApiDocument } from "../../src/rest/openapi.ts";
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 import { sendJson } from "../watches/helpers.ts";
+import { assertNoInternalError, type Parameter, restEndpoints } from "./sweep_helpers.ts";
 
 /** Values as they stand in a URL (already percent-encoded or deliberately not). */
 const URL_VALUES: [string, string, "refused" | "any"][] = [
@@ -41,37 +41,12 @@ const ARGUMENT_VALUES: [string, unknown][] = [
   ["right-to-left override", "\u202Etxt.exe"],
 ];
 
-interface Parameter {
-  name: string;
-  in: "query" | "path";
-}
-
-function restEndpoints(): { path: string; parameters: Parameter[] }[] {
-  const doc = openApiDocument() as {
-    paths: Record<string, { parameters?: Parameter[]; get?: { parameters?: Parameter[] } }>;
-  };
-  // Parameters may be declared on the path (shared by its methods) or on the GET.
-  return Object.entries(doc.paths)
-    .filter(([, item]) => item.get)
-    .map(([path, item]) => ({
-      path,
-      parameters: [...item.parameters ?? [], ...item.get!.parameters ?? []],
-    }));
-}
-
 function urlOf(path: string, parameters: Parameter[], target: Parameter, value: string): string {
   let url = path;
   for (const p of parameters.filter((p) => p.in === "path")) {
     url = url.replace(`{${p.name}}`, p === target ? value : p.name === "id" ? "1" : "a-slug");
   }
   return target.in === "query" ? `${url}?${target.name}=${value}` : url;
-}
-
-async function assertNoInternalError(res: Response, what: string): Promise<unknown> {
-  assert.notEqual(res.status, 500, what);
-  const text = await res.text();
-  assert.doesNotMatch(text, /internal_error/, what);
-  return text.startsWith("{") ? JSON.parse(text) : text;
 }
 
 function mcpCall(app: TestApp, key: string, name: string, args: Record<string, unknown>) {
