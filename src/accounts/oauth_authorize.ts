@@ -9,6 +9,7 @@ import type { Sql } from "../db/open.ts";
 import { matchesRedirectUri, type OAuthClient, OAuthError } from "./oauth_clients.ts";
 import { type DocumentPolicy, resolveClient } from "./oauth_documents.ts";
 import { isS256Challenge, sameResource } from "./oauth_flow.ts";
+import { parseScope, type Scope } from "./oauth_scopes.ts";
 
 /** A checked authorization request. */
 export interface AuthorizationRequest {
@@ -17,6 +18,11 @@ export interface AuthorizationRequest {
   state: string | undefined;
   codeChallenge: string;
   resource: string;
+  /**
+   * The scopes the app asks for (unknown ones dropped, `catalog` always): the most the person
+   * can grant on the consent page; `watches` only when they tick it.
+   */
+  scopes: Scope[];
   /** The parameters as received, to carry through the sign-in and the consent form. */
   params: URLSearchParams;
 }
@@ -134,6 +140,14 @@ export async function checkAuthorizationRequest(
   }
   return {
     kind: "ok",
-    request: { client, redirectUri, state, codeChallenge: challenge, resource: ours, params },
+    request: {
+      client,
+      redirectUri,
+      state,
+      codeChallenge: challenge,
+      resource: ours,
+      scopes: parseScope(params.get("scope")),
+      params,
+    },
   };
 }

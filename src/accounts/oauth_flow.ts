@@ -19,12 +19,11 @@ import {
   REFRESH_TOKEN_PREFIX,
 } from "./keys.ts";
 import { OAuthError } from "./oauth_clients.ts";
+import { formatScope, parseScope, requestedScope, type Scope } from "./oauth_scopes.ts";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_S = 30 * 86_400;
 export const CODE_TTL_S = 60;
-/** The scope of every grant: read the catalogue and the usage (src/accounts/oauth_scopes.ts). */
-export const SCOPE = "catalog";
 
 /** What the token endpoint answers (RFC 6749 section 5.1). */
 export interface TokenResponse {
@@ -32,6 +31,7 @@ export interface TokenResponse {
   token_type: "Bearer";
   expires_in: number;
   refresh_token: string;
+  /** What the access token may do (src/accounts/oauth_scopes.ts), space-separated. */
   scope: string;
 }
 
@@ -43,6 +43,8 @@ export interface GrantInfo {
   client_id: string;
   client_name: string;
   redirect_uri: string;
+  /** What the person granted, space-separated (src/accounts/oauth_scopes.ts). */
+  scope: string;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -73,8 +75,9 @@ function invalidGrant(description: string): OAuthError {
 }
 
 /**
- * Records an approval: a grant of `client` for the account, and a code for it (returned raw,
- * stored as a digest), in one transaction; the client counts as used.
+ * Records an approval: a grant of `client` for the account with the scopes the person granted,
+ * and a code for it (returned raw, stored as a digest), in one transaction; the client counts as
+ * used.
  */
 export async function approveGrant(
   sql: Sql,
@@ -85,6 +88,7 @@ export async function approveGrant(
     redirectUri: string;
     resource: string;
     codeChallenge: string;
+    scopes: readonly Scope[];
   },
 ): Promise<string> {
   const code = generateSecret(CODE_PREFIX);
@@ -93,7 +97,7 @@ export async function approveGrant(
     const [grant]: [{ id: number }] = await tx`
       insert into oauth_grants (account_id, client_id, client_name, redirect_uri, resource, scope)
       values (${options.accountId}, ${options.clientId}, ${options.clientName},
-        ${options.redirectUri}, ${options.resource}, ${SCOPE})
+        ${options.redirectUri}, ${options.resource}, ${formatScope(options.scopes)})
       returning id`;
     await tx`
       insert into oauth_codes (code_hash, grant_id, code_challenge, redirect_uri, expires_at)
@@ -106,23 +110,26 @@ export async function approveGrant(
 
 type Tx = postgres.TransactionSql;
 
-/** Issues a new access and refresh token for a grant, inside the caller's transaction. */
-async function issueTokens(tx: Tx, grantId: number): Promise<TokenResponse> {
+/**
+ * Issues a new access and refresh token for a grant, carrying `scope` (at most the grant's),
+ * inside the caller's transaction.
+ */
+async function issueTokens(tx: Tx, grantId: number, scope: string): Promise<TokenResponse> {
   const access = generateSecret(ACCESS_TOKEN_PREFIX);
   const refresh = generateSecret(REFRESH_TOKEN_PREFIX);
   await tx`
-    insert into oauth_tokens (token_hash, grant_id, kind, expires_at) values
+    insert into oauth_tokens (token_hash, grant_id, kind, expires_at, scope) values
       (${await sha256Hex(access)}, ${grantId}, 'access',
-        now() + make_interval(secs => ${ACCESS_TOKEN_TTL_S})),
+        now() + make_interval(secs => ${ACCESS_TOKEN_TTL_S}), ${scope}),
       (${await sha256Hex(refresh)}, ${grantId}, 'refresh',
-        now() + make_interval(secs => ${REFRESH_TOKEN_TTL_S}))`;
+        now() + make_interval(secs => ${REFRESH_TOKEN_TTL_S}), ${scope})`;
   await tx`update oauth_grants set last_used_at = now() where id = ${grantId}`;
   return {
     access_token: access,
     token_type: "Bearer",
     expires_in: ACCESS_TOKEN_TTL_S,
     refresh_token: refresh,
-    scope: SCOPE,
+    scope,
   };
 }
 
@@ -176,11 +183,13 @@ export async function exchangeCode(
         expired: boolean;
         client_id: string;
         resource: string;
+        scope: string;
         revoked: boolean;
       }?,
     ] = await tx`
       select c.grant_id, c.code_challenge, c.redirect_uri, c.used_at is not null as used,
-        c.expires_at <= now() as expired, g.client_id, g.resource, g.revoked_at is not null as revoked
+        c.expires_at <= now() as expired, g.client_id, g.resource, g.scope,
+        g.revoked_at is not null as revoked
       from oauth_codes c join oauth_grants g on g.id = c.grant_id
       where c.code_hash = ${hash}
       for update of c`;
@@ -202,7 +211,7 @@ export async function exchangeCode(
       return new OAuthError("invalid_target", "resource is not the one the user approved");
     }
     await tx`update oauth_codes set used_at = now() where code_hash = ${hash}`;
-    return await issueTokens(tx, row.grant_id);
+    return await issueTokens(tx, row.grant_id, row.scope);
   });
   if (outcome instanceof OAuthError) throw outcome;
   return outcome;
@@ -211,10 +220,12 @@ export async function exchangeCode(
 /**
  * The refresh_token grant with rotation: the refresh token is used up and a new pair issued.
  * A refresh token already rotated (a copy used by someone else, or a replay) revokes the grant.
+ * `scope` may narrow the new tokens below what the person granted, never widen them (RFC 6749
+ * section 6: absent means the grant's scope, more is invalid_scope).
  */
 export async function refreshGrant(
   sql: Sql,
-  options: { clientId: string; refreshToken: string; resource?: string },
+  options: { clientId: string; refreshToken: string; resource?: string; scope?: string },
 ): Promise<TokenResponse> {
   if (!isWellFormedSecret(options.refreshToken, REFRESH_TOKEN_PREFIX)) {
     throw invalidGrant("The refresh token is not valid");
@@ -228,11 +239,12 @@ export async function refreshGrant(
         expired: boolean;
         client_id: string;
         resource: string;
+        scope: string;
         revoked: boolean;
       }?,
     ] = await tx`
       select t.grant_id, t.used_at is not null as used, t.expires_at <= now() as expired,
-        g.client_id, g.resource, g.revoked_at is not null as revoked
+        g.client_id, g.resource, g.scope, g.revoked_at is not null as revoked
       from oauth_tokens t join oauth_grants g on g.id = t.grant_id
       where t.token_hash = ${hash} and t.kind = 'refresh'
       for update of t`;
@@ -248,9 +260,18 @@ export async function refreshGrant(
     if (!sameResource(options.resource, row.resource)) {
       return new OAuthError("invalid_target", "resource is not the one the user approved");
     }
+    const granted = parseScope(row.scope);
+    const asked = requestedScope(options.scope) ?? granted;
+    const beyond = asked.filter((scope) => !granted.includes(scope));
+    if (beyond.length > 0) {
+      return new OAuthError(
+        "invalid_scope",
+        `The user did not grant "${beyond.join(" ")}": sign in again to ask for it`,
+      );
+    }
     await tx`update oauth_tokens set used_at = now() where token_hash = ${hash}`;
     await tx`update oauth_clients set last_used_at = now() where client_id = ${row.client_id}`;
-    return await issueTokens(tx, row.grant_id);
+    return await issueTokens(tx, row.grant_id, formatScope(asked));
   });
   if (outcome instanceof OAuthError) throw outcome;
   return outcome;
@@ -286,7 +307,7 @@ export async function listGrants(
   options: { id?: number; accountId?: number; email?: string; live?: boolean } = {},
 ): Promise<GrantInfo[]> {
   return await sql<GrantInfo[]>`
-    select g.id, g.account_id, a.email, g.client_id, g.client_name, g.redirect_uri,
+    select g.id, g.account_id, a.email, g.client_id, g.client_name, g.redirect_uri, g.scope,
       g.created_at, g.last_used_at, g.revoked_at, g.revoked_by
     from oauth_grants g join accounts a on a.id = g.account_id
     where true

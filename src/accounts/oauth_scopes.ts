@@ -30,6 +30,15 @@ export function parseScope(text: string | null | undefined): Scope[] {
   return SCOPES.filter((scope) => scope === "catalog" || words.has(scope));
 }
 
+/**
+ * The scopes a `scope` parameter asks for, or undefined when it names none of ours (absent, or
+ * only words of other servers): the caller then uses its default, the grant's scope on a refresh.
+ */
+export function requestedScope(text: string | null | undefined): Scope[] | undefined {
+  const words = (text ?? "").split(" ");
+  return SCOPES.some((scope) => words.includes(scope)) ? parseScope(text) : undefined;
+}
+
 /** The `scope` text of a set of scopes, in the server's order (as stored and answered). */
 export function formatScope(scopes: readonly Scope[]): string {
   return SCOPES.filter((scope) => scope === "catalog" || scopes.includes(scope)).join(" ");

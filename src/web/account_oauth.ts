@@ -1,7 +1,8 @@
 /**
  * The person's side of OAuth sign-in, in the account area (where the session cookie is sent):
  * the consent page of /account/authorize (sign in first with the e-mailed link, which comes
- * back here), its Approve and Deny form (CSRF-protected), and "Connected apps" on the dashboard
+ * back here), its Approve and Deny form (CSRF-protected) with the `watches` box the person must
+ * tick to grant that scope, and "Connected apps" on the dashboard, saying what each app may do,
  * with a Revoke button per grant.
  */
 import {
@@ -11,6 +12,7 @@ import {
 } from "../accounts/oauth_authorize.ts";
 import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
 import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../accounts/oauth_flow.ts";
+import { describeScope, parseScope, type Scope } from "../accounts/oauth_scopes.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -94,14 +96,31 @@ export function createConsent(
       html`<input type="hidden" name="${name}" value="${value}">`
     );
     const documentHost = client.kind === "document" ? hostOf(client.clientId) : undefined;
+    const asksWatches = request.scopes.includes("watches");
     const body = html`
       <h1>Connect ${client.clientName}?</h1>
       <section class="card" aria-labelledby="consent-title">
         <h2 id="consent-title">${client.clientName} asks to use your account</h2>
         <p>Signed in as <strong>${current.account.email}</strong>.</p>
-        <p>If you approve, <strong>${client.clientName}</strong> may <strong>read opportunity data
-        and use your monthly quota</strong> (the calls it makes count against your plan's calls, as
-        your API keys do). It cannot see or change your keys, watches or e-mail settings.</p>
+        <form method="post" action="/account/authorize">
+        ${csrf} ${hidden}
+        <p id="consent-catalog">If you approve, <strong>${client
+          .clientName}</strong> may <strong>read the catalogue and your usage</strong>
+        (opportunities, themes, categories, articles, and the calls you have made). The calls it
+        makes count against your plan's monthly quota, as your API keys' calls do.</p>
+        ${asksWatches
+          ? html`
+            <fieldset id="consent-watches">
+              <legend>It also asks to manage your watches</legend>
+              <label><input type="checkbox" name="grant_watches" value="yes"> Also let it list,
+              create, change and delete your watches, and get their private feed address and
+              webhook signing secret</label>
+            </fieldset>
+          `
+          : ""}
+        <p>It cannot see or change your API keys or e-mail settings${asksWatches
+          ? html`, nor your watches unless you tick the box above`
+          : ", nor your watches"}.</p>
         <p>After you decide, you go back to <strong id="redirect-host">${hostOf(
           request.redirectUri,
         )}</strong>${documentHost
@@ -110,10 +129,8 @@ export function createConsent(
           `
           : ""}.</p>
         <p class="muted">You can disconnect it at any time under "Connected apps" in your account.</p>
-        <form method="post" action="/account/authorize">
-          ${csrf} ${hidden}
-          <button type="submit" name="decision" value="approve">Approve</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+        <button type="submit" name="decision" value="approve">Approve</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
         </form>
       </section>
     `;
@@ -154,6 +171,12 @@ export function createConsent(
       }, publicBaseUrl));
     }
     if (decision !== "approve") return refused(400, "Choose Approve or Deny");
+    // Only what the app asked for AND the person ticked: a ticked box of a request that did not
+    // ask for watches grants nothing more.
+    const scopes: Scope[] =
+      request.scopes.includes("watches") && form.get("grant_watches") === "yes"
+        ? ["catalog", "watches"]
+        : ["catalog"];
     const code = await approveGrant(sql, {
       accountId: current.account.id,
       clientId: request.client.clientId,
@@ -161,6 +184,7 @@ export function createConsent(
       redirectUri: request.redirectUri,
       resource: request.resource,
       codeChallenge: request.codeChallenge,
+      scopes,
     });
     return redirect(
       redirectWith(request.redirectUri, { code, state: request.state }, publicBaseUrl),
@@ -206,6 +230,7 @@ function appTable(grants: GrantInfo[], csrf: SafeHtml): SafeHtml {
     html`
       <tr>
         <td>${g.client_name}</td>
+        <td>${describeScope(parseScope(g.scope))}</td>
         <td>${hostOf(g.redirect_uri)}</td>
         <td>${formatDate(g.created_at.toISOString())}</td>
         <td>${formatDate(g.last_used_at ? g.last_used_at.toISOString() : null)}</td>
@@ -223,6 +248,7 @@ function appTable(grants: GrantInfo[], csrf: SafeHtml): SafeHtml {
       <thead>
         <tr>
           <th scope="col">App</th>
+          <th scope="col">May</th>
           <th scope="col">Redirects to</th>
           <th scope="col">Connected</th>
           <th scope="col">Last used</th>

@@ -20,7 +20,8 @@ import { OAuthError, registerClient } from "../accounts/oauth_clients.ts";
 import { isLoopbackHost } from "../platform/hosts.ts";
 import { validateClientMetadata } from "../accounts/oauth_clients.ts";
 import { type DocumentPolicy, knownClient } from "../accounts/oauth_documents.ts";
-import { exchangeCode, refreshGrant, revokeByToken, SCOPE } from "../accounts/oauth_flow.ts";
+import { exchangeCode, refreshGrant, revokeByToken } from "../accounts/oauth_flow.ts";
+import { SCOPES } from "../accounts/oauth_scopes.ts";
 import { checkAuthorizationRequest, mcpResource } from "../accounts/oauth_authorize.ts";
 import type { Sql } from "../db/open.ts";
 import { corsHeaders, json, preflight } from "../platform/responses.ts";
@@ -71,7 +72,7 @@ export function oauthMetadata(publicBaseUrl: string) {
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none"],
     revocation_endpoint_auth_methods_supported: ["none"],
-    scopes_supported: [SCOPE],
+    scopes_supported: [...SCOPES],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${base}/docs`,
@@ -82,7 +83,7 @@ export function oauthMetadata(publicBaseUrl: string) {
       oauthMetadata: authorizationServer,
       resourceServerUrl: resource,
       serviceDocumentationUrl: new URL(`${base}/docs`),
-      scopesSupported: [SCOPE],
+      scopesSupported: [...SCOPES],
       resourceName: "Opportunity Intelligence",
       // OAuth 2.1 wants an https issuer, and MCP clients refuse any other outside loopback; a
       // plain http PUBLIC_BASE_URL still serves keys (main.ts warns at start), only sign-in fails.
@@ -239,7 +240,12 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
     }
     const refreshToken = required(form, "refresh_token");
     const client = await knownClient(sql, clientId);
-    const tokens = await refreshGrant(sql, { clientId: client.clientId, refreshToken, resource });
+    const tokens = await refreshGrant(sql, {
+      clientId: client.clientId,
+      refreshToken,
+      resource,
+      scope: form.get("scope"),
+    });
     return json(200, tokens, NO_STORE);
   }
 

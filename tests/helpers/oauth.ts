@@ -64,7 +64,7 @@ export function authorizeParams(
     code_challenge_method: "S256",
     state: "state-123",
     resource: "http://localhost:8000/mcp/",
-    scope: "mcp",
+    scope: "catalog",
     ...extra,
   });
 }
@@ -85,12 +85,14 @@ export function consentFields(page: string): Record<string, string> {
 
 /**
  * Runs /oauth/authorize and the consent of a signed-in Browser; returns the redirect it ends
- * with (the client's redirect URI with code or error).
+ * with (the client's redirect URI with code or error). `tick` adds form fields the person sets,
+ * such as the `grant_watches` box.
  */
 export async function authorize(
   browser: Browser,
   params: URLSearchParams,
   decision: "approve" | "deny" = "approve",
+  tick: Record<string, string> = {},
 ): Promise<URL> {
   const start = await browser.request(`/oauth/authorize?${params}`);
   await start.body?.cancel();
@@ -100,7 +102,7 @@ export async function authorize(
   const consent = await browser.get(consentUrl);
   assert.equal(consent.response.status, 200, consent.text);
   const fields = consentFields(consent.text);
-  const decided = await browser.post("/account/authorize", { ...fields, decision });
+  const decided = await browser.post("/account/authorize", { ...fields, ...tick, decision });
   assert.equal(decided.response.status, 303, decided.text);
   return new URL(decided.response.headers.get("location")!);
 }
@@ -123,15 +125,25 @@ export async function tokenRequest(
   return { status: response.status, body: text ? JSON.parse(text) : {}, headers: response.headers };
 }
 
-/** A complete sign-in: register, authorize, approve, exchange; returns tokens and ids. */
+/**
+ * A complete sign-in: register, authorize, approve, exchange; returns tokens, ids and the token
+ * response's scope. `scope` is the request's; `grantWatches` ticks the consent page's box.
+ */
 export async function connectApp(
   app: WebTestApp,
   browser: Browser,
   name = "Test client",
+  options: { scope?: string; grantWatches?: boolean } = {},
 ) {
   const clientId = await registerClient(app, name);
   const { verifier, challenge } = await pkcePair();
-  const back = await authorize(browser, authorizeParams(clientId, challenge));
+  const params = authorizeParams(
+    clientId,
+    challenge,
+    options.scope === undefined ? {} : { scope: options.scope },
+  );
+  const tick: Record<string, string> = options.grantWatches ? { grant_watches: "yes" } : {};
+  const back = await authorize(browser, params, "approve", tick);
   const code = back.searchParams.get("code")!;
   assert.ok(code, back.href);
   const { status, body } = await tokenRequest(app, {
@@ -149,6 +161,7 @@ export async function connectApp(
     verifier,
     access: body.access_token as string,
     refresh: body.refresh_token as string,
+    scope: body.scope as string,
   };
 }
 

@@ -243,7 +243,7 @@ async function signInFlow(
     // Back at the consent page after the link.
     await page.waitForSelector(`text=Connect ${clientName}?`);
     const consent = await page.locator("main, body").first().textContent() ?? "";
-    assert.match(consent, /read opportunity data\s+and use your monthly quota/);
+    assert.match(consent, /read the catalogue and your usage/);
     assert.match(consent, /127\.0\.0\.1:\d+/);
     await shot("2-consent.png");
     const before = site.callbacks.length;

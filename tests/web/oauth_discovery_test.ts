@@ -38,7 +38,7 @@ dbTest(
         assert.deepEqual(body.grant_types_supported, ["authorization_code", "refresh_token"]);
         assert.ok(body.token_endpoint_auth_methods_supported.includes("none"));
         assert.equal(body.client_id_metadata_document_supported, true);
-        assert.deepEqual(body.scopes_supported, ["mcp"]);
+        assert.deepEqual(body.scopes_supported, ["catalog", "watches"]);
         assert.ok(!JSON.stringify(body).includes("evil"));
       });
 
@@ -56,6 +56,7 @@ dbTest(
           assert.equal(body.resource, `${BASE}/mcp/`);
           assert.deepEqual(body.authorization_servers, [BASE]);
           assert.deepEqual(body.bearer_methods_supported, ["header"]);
+          assert.deepEqual(body.scopes_supported, ["catalog", "watches"]);
         }
         assert.equal((await get("/.well-known/oauth-protected-resource/other")).status, 404);
       });

@@ -394,7 +394,7 @@ dbTest(
         const page = await browser.get(`/account/authorize?${params}`);
         assert.equal(page.response.status, 200);
         assert.match(page.text, /CSRF client/);
-        assert.match(page.text, /read opportunity data\s+and use your monthly quota/);
+        assert.match(page.text, /read the catalogue and your usage/);
         assert.match(
           page.response.headers.get("content-security-policy") ?? "",
           /form-action 'self' http:\/\/127\.0\.0\.1:7777/,
