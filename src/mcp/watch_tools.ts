@@ -1,12 +1,15 @@
 /**
  * The hook of the watch tools (create_watch, list_watches, delete_watch) in the MCP endpoint:
  * thin calls into the watch service, free of charge, failures as `isError` results with the
- * REST error body, as the other tools answer.
+ * REST error body, as the other tools answer. An OAuth app without the `watches` scope gets
+ * insufficient_scope from every one of them; they stay listed for it (the listing is one for
+ * every caller, built once), so that a model can tell the person what to grant.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../accounts/admission.ts";
 import { parseInput } from "../catalog/params.ts";
 import { toApiError } from "../platform/errors.ts";
+import { requireScope } from "../accounts/oauth_scopes.ts";
 import { serializeJson } from "../platform/responses.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
 import type { WatchService } from "../watches/service.ts";
@@ -35,6 +38,7 @@ export async function callWatchTool(
 ): Promise<CallToolResult> {
   const owner = { accountId: caller.accountId, plan: caller.plan };
   try {
+    requireScope(caller, "watches");
     switch (tool.name) {
       case "create_watch":
         return result(await watches.create(owner, args ?? {}), false);

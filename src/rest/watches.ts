@@ -1,8 +1,9 @@
 /**
  * REST routes of watches, the API's only non-GET endpoints: POST/GET /api/v1/watches,
  * GET/PATCH/DELETE /api/v1/watches/{id}, GET /api/v1/watches/{id}/deliveries and
- * POST /api/v1/watches/{id}/test. Check order as elsewhere: method -> key -> body and
- * parameters (422) -> plan (403) -> existence (404) -> answer; nothing is ever charged.
+ * POST /api/v1/watches/{id}/test. Check order as elsewhere: method -> key -> scope (403
+ * insufficient_scope for an OAuth app not granted `watches`) -> body and parameters (422) -> plan
+ * (403) -> existence (404) -> answer; nothing is ever charged.
  */
 import { apiKeyOf, authenticate, type Caller } from "../accounts/admission.ts";
 import type { Sql } from "../db/open.ts";
@@ -13,6 +14,11 @@ import { logFailure } from "../platform/request_log.ts";
 import { toApiError } from "../platform/errors.ts";
 import { parseParams } from "../catalog/params.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
+import {
+  insufficientScopeChallenge,
+  InsufficientScopeError,
+  requireScope,
+} from "../accounts/oauth_scopes.ts";
 import type { WatchService } from "../watches/service.ts";
 
 /** Bytes of a JSON body read at most. */
@@ -111,6 +117,9 @@ export async function serveWatches(
     }
     const caller = await authenticate(deps.sql, apiKeyOf(request, url));
     try {
+      // Every watch route reads or writes what only `watches` covers (feed URLs and webhook
+      // secrets included), so the scope is checked before the body is even read.
+      requireScope(caller, "watches");
       const raw = match.pathname.groups.id;
       const { id } = raw === undefined
         ? { id: undefined }
@@ -126,7 +135,12 @@ export async function serveWatches(
       return { response, caller, route, quota: "free" };
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      return { response: errorResponse(error, caller.usage), caller, route };
+      const response = errorResponse(error, caller.usage);
+      // RFC 6750 section 3.1: the challenge names the scope a new sign-in must ask for.
+      if (error instanceof InsufficientScopeError) {
+        response.headers.set("WWW-Authenticate", insufficientScopeChallenge(error));
+      }
+      return { response, caller, route };
     }
   }
   return undefined;
