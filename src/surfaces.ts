@@ -12,6 +12,10 @@ import { TOOLS, WATCH_TOOLS } from "./mcp/tools.ts";
 import { openApiDocument } from "./rest/openapi.ts";
 import type { Offering, Surfaces } from "./web/handler.ts";
 
+// The operations of an OpenAPI path item; its other keys (parameters, summary, servers ...) are
+// shared by them, not methods.
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
 function offeringOf(path: string, operationId: unknown): Offering | undefined {
   if (typeof operationId === "string" && operationId in OPERATIONS) {
     return operationId as OperationName;
@@ -25,8 +29,9 @@ export function listSurfaces(): Surfaces {
     string,
     Record<string, { operationId?: string; summary?: string }>
   >;
-  const rest = Object.entries(paths).flatMap(([path, methods]) =>
-    Object.entries(methods).flatMap(([method, spec]) => {
+  const rest = Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, spec]) => {
+      if (!HTTP_METHODS.has(method)) return [];
       const operation = offeringOf(path, spec.operationId);
       if (!operation) return [];
       return [{ method: method.toUpperCase(), path, operation, summary: spec.summary ?? path }];

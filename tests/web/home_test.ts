@@ -11,6 +11,8 @@ import { dbTest } from "../helpers/db.ts";
 import { webTestApp } from "../helpers/web.ts";
 
 const BASE = "https://oppintel.example";
+/** The operations an OpenAPI path item may hold; its other keys are not methods. */
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /** The page's text as a reader sees it: tags and <wbr> gone, entities of code decoded. */
 function textOf(fragment: string): string {
@@ -52,8 +54,9 @@ Deno.test("renderHome: the plans are the price list and the tier table", async (
 
   await t.step("every REST endpoint and MCP tool has a row, marked by its tier", () => {
     const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
-    const operations = Object.entries(paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path }))
+    const operations = Object.entries(paths).flatMap(([path, item]) =>
+      Object.keys(item).filter((key) => HTTP_METHODS.includes(key))
+        .map((method) => ({ method: method.toUpperCase(), path }))
     );
     assert.ok(operations.length >= 9);
     // Every endpoint of the served document is on the page (an unknown one is left out).
@@ -78,9 +81,26 @@ Deno.test("renderHome: the plans are the price list and the tier table", async (
     }
   });
 
+  await t.step("only HTTP methods are listed, not a path item's parameters", () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
+    assert.ok(Object.values(paths).some((item) => "parameters" in item), "the case is there");
+    const listed = rows.flatMap((r) =>
+      [...r.head.matchAll(/(?:^| )([A-Z]+(?:, [A-Z]+)*) \//g)].flatMap((m) => m[1].split(", "))
+    );
+    assert.ok(listed.length >= surfaces.rest.length / 2);
+    assert.deepEqual(listed.filter((m) => !HTTP_METHODS.includes(m.toLowerCase())), []);
+    assert.deepEqual(
+      surfaces.rest.filter((e) => !HTTP_METHODS.includes(e.method.toLowerCase())),
+      [],
+    );
+    assert.doesNotMatch(page, /PARAMETERS/);
+  });
+
   await t.step("watches: on every plan, with each plan's number of watches", () => {
     const row = rows.find((r) => r.head.startsWith("Watches"))!;
     assert.match(row.head, /GET, POST \/api\/v1\/watches /);
+    assert.match(row.head, / GET, PATCH, DELETE \/api\/v1\/watches\/\{id\} /);
+    assert.match(row.head, / GET \/api\/v1\/watches\/\{id\}\/deliveries /);
     assert.match(row.head, /MCP create_watch/);
     assert.match(row.head, /free of charge$/);
     assert.deepEqual(
