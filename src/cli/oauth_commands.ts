@@ -10,8 +10,8 @@ export const OAUTH_GROUPS: Record<string, string> = {
 };
 
 const GRANT_SHAPE =
-  "{id, account_id, email, client_id, client_name, redirect_uri, created_at, last_used_at, " +
-  "revoked_at, revoked_by}";
+  "{id, account_id, email, client_id, client_name, redirect_uri, scope, created_at, " +
+  "last_used_at, revoked_at, revoked_by}";
 
 export const OAUTH_COMMANDS: Command[] = [
   {
@@ -19,7 +19,9 @@ export const OAUTH_COMMANDS: Command[] = [
     summary: "List the apps connected through OAuth (grants), newest first",
     description:
       "Lists the grants that received tokens, of one account or of all, newest first;\n" +
-      "revoked ones are included unless --live is given. Never shows a token.\n" +
+      "revoked ones are included unless --live is given. Never shows a token. `scope` is what\n" +
+      'the person granted: "catalog" (read the catalogue and the usage) or "catalog watches"\n' +
+      "(and manage the watches).\n" +
       `Prints {items: [${GRANT_SHAPE}]}.`,
     flags: [
       {

@@ -4,6 +4,7 @@ import { runAdmin } from "../../src/cli/admin.ts";
 import type { Database } from "../../src/db/open.ts";
 import { registerClient } from "../../src/accounts/oauth_clients.ts";
 import { approveGrant, exchangeCode } from "../../src/accounts/oauth_flow.ts";
+import type { Scope } from "../../src/accounts/oauth_scopes.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { dbTest } from "../helpers/db.ts";
 import { pkcePair } from "../helpers/oauth.ts";
@@ -32,7 +33,7 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
     responseTypes: ["code"],
   });
   const { verifier, challenge } = await pkcePair();
-  const approve = () =>
+  const approve = (scopes: Scope[] = ["catalog"]) =>
     approveGrant(db.sql, {
       accountId: account.id,
       clientId: "oi_client_cli",
@@ -40,8 +41,9 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
       redirectUri: redirect,
       resource: "https://oppintel.example/mcp/",
       codeChallenge: challenge,
+      scopes,
     });
-  const code = await approve();
+  const code = await approve(["catalog", "watches"]);
   const tokens = await exchangeCode(db.sql, { clientId: "oi_client_cli", code, verifier });
 
   const listed = await admin(db.database, "oauth", "list", "--email", "app@example.com");
@@ -51,6 +53,7 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
   assert.equal(items[0].client_name, "CLI Client");
   assert.equal(items[0].email, "App@Example.com");
   assert.equal(items[0].revoked_at, null);
+  assert.equal(items[0].scope, "catalog watches", "what the person granted");
   assert.ok(!listed.stdout.includes(tokens.access_token));
   assert.ok(!listed.stdout.includes(tokens.refresh_token));
   const none = await admin(db.database, "oauth", "list", "--email", "other@example.com");
@@ -91,4 +94,5 @@ dbTest("admin oauth list and revoke: grants by account; a revoke stops the token
   const grant = JSON.parse(shown.stdout);
   assert.equal(grant.id, pending.id);
   assert.equal(grant.revoked_by, "admin");
+  assert.equal(grant.scope, "catalog");
 });
