@@ -6,7 +6,12 @@
  * error goes back to the client's redirect URI with `error`, `state` and `iss`.
  */
 import type { Sql } from "../db/open.ts";
-import { matchesRedirectUri, type OAuthClient, OAuthError } from "./oauth_clients.ts";
+import {
+  isAllowedRedirectUri,
+  matchesRedirectUri,
+  type OAuthClient,
+  OAuthError,
+} from "./oauth_clients.ts";
 import { type DocumentPolicy, resolveClient } from "./oauth_documents.ts";
 import { isS256Challenge, sameResource } from "./oauth_flow.ts";
 import { parseScope, type Scope } from "./oauth_scopes.ts";
@@ -30,8 +35,8 @@ export interface AuthorizationRequest {
 /** The outcome of checking a request. */
 export type AuthorizationCheck =
   | { kind: "ok"; request: AuthorizationRequest }
-  /** Shown to the person, with this message; nothing is redirected. */
-  | { kind: "show"; status: number; message: string }
+  /** Shown to the person, with this message (and `error` code); nothing is redirected. */
+  | { kind: "show"; status: number; message: string; error?: string }
   /** Sent back to the client. */
   | { kind: "redirect"; location: string };
 
@@ -92,6 +97,10 @@ export async function checkAuthorizationRequest(
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     const status = error.status === 429 ? 429 : 400;
+    if (error.code === "invalid_redirect_uri" || error.code === "invalid_client_metadata") {
+      const message = `This app describes itself in a way we refuse: ${error.description}`;
+      return { kind: "show", status, message, error: error.code };
+    }
     return { kind: "show", status, message: `This app is not known: ${error.description}` };
   }
   const given = params.get("redirect_uri");
@@ -108,6 +117,15 @@ export async function checkAuthorizationRequest(
       kind: "show",
       status: 400,
       message: "The redirect_uri is not one this app registered, so we will not send you there",
+    };
+  }
+  if (!isAllowedRedirectUri(redirectUri)) {
+    // Registered before the rules were tightened (mailto:, ms-settings: ...): never sent there.
+    return {
+      kind: "show",
+      status: 400,
+      error: "invalid_redirect_uri",
+      message: "This app's redirect_uri is not an address we send you to",
     };
   }
   const state = params.get("state") ?? undefined;

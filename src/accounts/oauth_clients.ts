@@ -44,26 +44,22 @@ export interface ClientMetadata {
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
 const MAX_NAME_LENGTH = 100;
-// Schemes that run code or read local data in a browser: never a redirect target.
-const FORBIDDEN_SCHEMES = new Set([
-  "javascript:",
-  "data:",
-  "vbscript:",
-  "file:",
-  "blob:",
-  "about:",
-  "filesystem:",
-  "ws:",
-  "wss:",
-  "ftp:",
-]);
+// A native app's private-use scheme is a reverse domain name the app's maker controls (RFC 8252
+// section 7.1: com.example.app), so that it names that app, never a handler of the system or the
+// browser (mailto:, ms-settings:, chrome://, javascript:, data:, file: ...).
+const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
+// Private-use schemes without a period that widely used MCP clients register, allowed by name:
+// Cursor signs in through cursor://anysphere.cursor-mcp/oauth/callback, and refusing it would
+// lock its users out. Nothing else without a period is allowed.
+const KNOWN_APP_SCHEMES = new Set(["cursor:"]);
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * Why a redirect URI is refused, or undefined when it is allowed: https; http only to a loopback
- * host (desktop clients, RFC 8252 section 7.3); a private-use scheme (section 7.1, e.g.
- * `cursor://`); never a fragment, user info, or a scheme that runs code in the browser.
+ * host (desktop clients, RFC 8252 section 7.3); a native app's reverse-domain private-use scheme
+ * (section 7.1, `com.example.app:/callback`, and Cursor's `cursor://`); never a fragment or user
+ * info.
  */
 function redirectUriProblem(text: unknown): string | undefined {
   if (typeof text !== "string" || text.length === 0) return "must be a non-empty string";
@@ -78,7 +74,6 @@ function redirectUriProblem(text: unknown): string | undefined {
   if (url.hash || text.includes("#")) return "must not contain a fragment";
   if (url.username || url.password) return "must not contain user information";
   const scheme = url.protocol;
-  if (FORBIDDEN_SCHEMES.has(scheme)) return `must not use the ${scheme} scheme`;
   // A host name of letters, digits, dots and dashes (IDNs arrive as xn--), or an IP literal:
   // the URL parser lets ";" or "*" through, which must never reach a CSP or a page.
   if (url.hostname && !/^([a-z0-9-]+\.)*[a-z0-9-]+\.?$|^\[[0-9a-f:.]+\]$/i.test(url.hostname)) {
@@ -90,9 +85,17 @@ function redirectUriProblem(text: unknown): string | undefined {
       ? undefined
       : "must use https (http only to a loopback address such as 127.0.0.1)";
   }
-  // A private-use scheme of a native app: RFC 8252 wants a reverse domain name, but clients in
-  // use register short ones (cursor://, vscode://); anything that is a syntactic scheme is allowed.
-  return /^[a-z][a-z0-9+.-]*:$/.test(scheme) ? undefined : "must use a valid scheme";
+  if (REVERSE_DOMAIN_SCHEME.test(scheme) || KNOWN_APP_SCHEMES.has(scheme)) return undefined;
+  return "must use https, http to a loopback address, or an app's own reverse-domain scheme " +
+    "such as com.example.app:/callback";
+}
+
+/**
+ * True when the rules of registration allow `uri` today: a client stored before a rule was
+ * tightened is held to it at each authorization too.
+ */
+export function isAllowedRedirectUri(uri: string): boolean {
+  return redirectUriProblem(uri) === undefined;
 }
 
 /**

@@ -102,7 +102,10 @@ export function cacheSeconds(headers: Headers, now = Date.now()): number {
   return DEFAULT_MAX_AGE_S;
 }
 
-/** Fetches and validates a document; throws invalid_client (nothing is stored on failure). */
+/**
+ * Fetches and validates a document; throws invalid_client when it cannot be had, or the
+ * registration's error for what it says (nothing is stored on failure).
+ */
 async function fetchDocument(clientId: string, policy: DocumentPolicy) {
   const target = await checkDocumentUrl(clientId, policy);
   const { url } = target;
@@ -145,7 +148,11 @@ async function fetchDocument(clientId: string, policy: DocumentPolicy) {
   try {
     metadata = validateClientMetadata(document);
   } catch (error) {
-    if (error instanceof OAuthError) throw refuse(error.description);
+    // The document was fetched and is the client's own: what it says is refused as a
+    // registration's would be (RFC 7591 invalid_redirect_uri or invalid_client_metadata).
+    if (error instanceof OAuthError) {
+      throw new OAuthError(error.code, `Client ID metadata document: ${error.description}`);
+    }
     throw error;
   }
   return { metadata, maxAge: cacheSeconds(headers) };

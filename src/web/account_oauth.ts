@@ -35,9 +35,14 @@ function consentFormAction(redirectUri: string): string {
   return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
 }
 
-function hostOf(uri: string): string {
+/**
+ * Where a redirect URI takes the person, in words they can check: the host of a web address, or
+ * the scheme of a native app (`com.example.app`), whose "host" is only part of its path.
+ */
+function returnTarget(uri: string): { name: string; app: boolean } {
   const url = new URL(uri);
-  return url.host || url.protocol.replace(/:$/, "");
+  const web = url.protocol === "http:" || url.protocol === "https:";
+  return web ? { name: url.host, app: false } : { name: url.protocol.slice(0, -1), app: true };
 }
 
 /** The consent page and the Connected apps actions. */
@@ -95,7 +100,13 @@ export function createConsent(
     const hidden = [...request.params].map(([name, value]) =>
       html`<input type="hidden" name="${name}" value="${value}">`
     );
-    const documentHost = client.kind === "document" ? hostOf(client.clientId) : undefined;
+    const documentHost = client.kind === "document"
+      ? returnTarget(client.clientId).name
+      : undefined;
+    const target = returnTarget(request.redirectUri);
+    const backTo = html`<strong id="redirect-host">${target.name}</strong>${
+      target.app ? " (an app on this device)" : ""
+    }`;
     const asksWatches = request.scopes.includes("watches");
     const body = html`
       <h1>Connect ${client.clientName}?</h1>
@@ -121,9 +132,7 @@ export function createConsent(
         <p>It cannot see or change your API keys or e-mail settings${asksWatches
           ? html`, nor your watches unless you tick the box above`
           : ", nor your watches"}.</p>
-        <p>After you decide, you go back to <strong id="redirect-host">${hostOf(
-          request.redirectUri,
-        )}</strong>${documentHost
+        <p>After you decide, you go back to ${backTo}${documentHost
           ? html`
             (this app is described by its own document at <strong>${documentHost}</strong>)
           `
@@ -231,7 +240,7 @@ function appTable(grants: GrantInfo[], csrf: SafeHtml): SafeHtml {
       <tr>
         <td>${g.client_name}</td>
         <td>${describeScope(parseScope(g.scope))}</td>
-        <td>${hostOf(g.redirect_uri)}</td>
+        <td>${returnTarget(g.redirect_uri).name}</td>
         <td>${formatDate(g.created_at.toISOString())}</td>
         <td>${formatDate(g.last_used_at ? g.last_used_at.toISOString() : null)}</td>
         <td>

@@ -267,7 +267,10 @@ export function createOAuthEndpoints(deps: OAuthDeps) {
       return new Response(null, { status: 302, headers: { Location: check.location } });
     }
     if (check.kind === "show") {
-      return json(check.status, { error: "invalid_request", error_description: check.message });
+      return json(check.status, {
+        error: check.error ?? "invalid_request",
+        error_description: check.message,
+      });
     }
     // The consent page lives under /account, where the session cookie is sent.
     return new Response(null, {

@@ -52,6 +52,10 @@ function serveDocuments() {
         return new Response(doc({ client_id: "https://other.example/client.json" }));
       case "/evil-redirect.json":
         return new Response(doc({ redirect_uris: ["http://evil.example/cb"] }));
+      case "/mailto-redirect.json":
+        return new Response(doc({ redirect_uris: ["mailto:someone@example.com"] }));
+      case "/bidi-name.json":
+        return new Response(doc({ client_name: "Good App\u202e\u2066evil" }));
       case "/secret.json":
         return new Response(doc({ token_endpoint_auth_method: "client_secret_basic" }));
       case "/notjson.json":
@@ -68,11 +72,15 @@ async function clientRows(sql: Sql): Promise<number> {
   return row.n;
 }
 
-async function refusal(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+async function refusal(
+  promise: Promise<unknown>,
+  pattern: RegExp,
+  code = "invalid_client",
+): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof OAuthError);
-    assert.equal(error.code, "invalid_client");
-    assert.equal(error.status, 401);
+    assert.equal(error.code, code);
+    assert.equal(error.status, code === "invalid_client" ? 401 : 400);
     assert.match(error.description, pattern);
     return true;
   });
@@ -109,20 +117,26 @@ dbTest("client ID metadata documents: limits, addresses, redirects, caching", as
       );
       await refusal(resolveClient(db.sql, `${docs.base}/redirect.json`, loopback), /HTTP 302/);
     });
-    await t.step("a document that is not its own, not JSON, or with bad metadata", async () => {
+    await t.step("a document that is not its own, not JSON: invalid_client", async () => {
       await refusal(
         resolveClient(db.sql, `${docs.base}/mismatch.json`, loopback),
         /not its own URL/,
       );
       await refusal(resolveClient(db.sql, `${docs.base}/notjson.json`, loopback), /not JSON/);
-      await refusal(
-        resolveClient(db.sql, `${docs.base}/evil-redirect.json`, loopback),
-        /must use https/,
-      );
-      await refusal(
-        resolveClient(db.sql, `${docs.base}/secret.json`, loopback),
-        /Only public clients/,
-      );
+    });
+    await t.step("bad metadata: the registration's error (RFC 7591), 400", async () => {
+      const cases: [string, RegExp, string][] = [
+        ["/evil-redirect.json", /must use https/, "invalid_redirect_uri"],
+        [
+          "/mailto-redirect.json",
+          /"mailto:someone@example\.com" must use https/,
+          "invalid_redirect_uri",
+        ],
+        ["/secret.json", /Only public clients/, "invalid_client_metadata"],
+      ];
+      for (const [path, pattern, code] of cases) {
+        await refusal(resolveClient(db.sql, `${docs.base}${path}`, loopback), pattern, code);
+      }
     });
     await t.step("without the development setting: http and loopback are refused", async () => {
       await refusal(resolveClient(db.sql, `${docs.base}/good2.json`), /must be an https URL/);
