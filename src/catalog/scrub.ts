@@ -18,7 +18,14 @@
  *   and inner dots (`@dev_42`, `@jane.doe`, `@octo-cat`, Mastodon `@me@example.social`). `@5pm`
  *   and `@2x` are kept. `@scope/pkg` is an npm package, not a person, and is kept.
  * - An e-mail (`mailto:` included) is removed whole and is never a handle. `user@localhost`
- *   without a dot in the domain is not an e-mail and stays.
+ *   without a dot in the domain is not an e-mail and stays. A quoted local part is part of the
+ *   address (`"bob smith"@example.com`, also in typographic quotes). The dots of a domain may
+ *   all be ideographic full stops (`bob@example。com`, also half-width `｡` and full-width `．`),
+ *   as IDNA reads them; a domain mixes no two kinds and its last label after such a stop is in
+ *   Latin letters, so that an address followed by `。` and Japanese text (which needs no space
+ *   after the stop) loses only the address. In a local part only `.` is a dot
+ *   (`bob。smith@example.com` keeps `bob。`): a local part that could run across an ideographic
+ *   full stop would take the sentence before it.
  * - Telephone numbers, 7 to 15 digits, are recognised in three shapes only:
  *   1. international, starting with `+` (`+1 415 555 0132`, `+49 (0)30 123456`, `+14155550132`);
  *   2. starting with a trunk `0` or `00`, in groups of at least two digits split by one kind of
@@ -39,8 +46,11 @@
  * - Matching runs on a normalised copy, and what is removed is cut from the original: each code
  *   point is put in Unicode NFKC (full-width `＠`, `ｂｏｂ`, `４１５` become `@`, `bob`, `415`;
  *   no-break, narrow and ideographic spaces become spaces), zero-width characters (ZWSP, ZWNJ,
- *   ZWJ, word joiner, BOM, soft hyphen) are dropped and every dash (hyphens, en and em dash,
- *   minus sign) becomes `-`. Text that is kept keeps its characters (`m²` is not made `m2`).
+ *   ZWJ, word joiner, BOM, soft hyphen) are dropped, every dash (hyphens, en and em dash,
+ *   minus sign) becomes `-`, and every decimal digit of any script (\p{Nd}: Arabic-Indic
+ *   `٤١٥`, Persian `۴۱۵`, Devanagari `४१५` ...) its ASCII digit, so that a number in any script
+ *   is a telephone number (or a year, price or count that stays) exactly when its ASCII twin is.
+ *   Text that is kept keeps its characters (`m²` is not made `m2`).
  * - Letters are any script's: a handle may be `@иван` or `@山田`, an e-mail may have an accented
  *   local part (`josé@example.com`) and an internationalised domain (`anna@bücher.de`,
  *   `info@例え.テスト`); handles still start with a letter or `_`, so `@5pm` stays.
@@ -59,14 +69,23 @@ const PHONE_START = String.raw`(?<![\p{L}\p{N}_#$€£¥₹%+.,\/@-])`;
 const PHONE_END = String.raw`(?![\p{L}\p{N}_%]|[.,\/:-]\d)`;
 // Letters and digits of any script, with combining marks (an accent typed after its letter).
 const WORD = String.raw`\p{L}\p{N}\p{M}_`;
+// A local part: plain, or quoted (where spaces and most punctuation may stand).
+const LOCAL = String.raw`(?:["“](?:[^"“”\\\r\n]|\\.){1,64}["”]|[${WORD}.%+-]{1,64})`;
+// The last label of a domain: letters, or an internationalised name in punycode. After an
+// ideographic full stop only Latin letters: Japanese text goes on after one without a space, and
+// its next words must not be read as the last label.
+const TLD = String.raw`(?:[\p{L}\p{M}]{2,24}|xn--[a-z0-9-]{1,59})`;
+const LATIN_TLD = String.raw`(?:[A-Za-z]{2,24}|xn--[a-z0-9-]{1,59})`;
+// The labels after the first, split by one kind of dot (NFKC has made `．` a `.` and `｡` a `。`).
+const DOMAIN_REST = String
+  .raw`(?:(?:\.[${WORD}-]+)*\.${TLD}|(?:\u3002[${WORD}-]+)*\u3002${LATIN_TLD})`;
 
 const PARTS = {
   // A fence counts as code only when it closes: an unclosed one must not shield the rest.
   code: String.raw`\x60\x60\x60[\s\S]*?\x60\x60\x60|\x60[^\x60\n]+\x60`,
   profile: String.raw`(?<![\w.-])(?:https?:\/\/)?(?:[\w-]+\.)*reddit\.com\/(?:u|user)\/[\w-]+\S*`,
   url: String.raw`(?<![\w.-])(?:https?:\/\/|www\.)\S+`,
-  email: String.raw`(?<![${WORD}.%+-])(?:mailto:)?[${WORD}.%+-]{1,64}@[${WORD}-]+` +
-    String.raw`(?:\.[${WORD}-]+)*\.(?:[\p{L}\p{M}]{2,24}|xn--[a-z0-9-]{1,59})(?![${WORD}-])`,
+  email: String.raw`(?<![${WORD}.%+-])(?:mailto:)?${LOCAL}@[${WORD}-]+${DOMAIN_REST}(?![${WORD}-])`,
   reddit: String.raw`(?<![\w\/])\/?[uU]\/[\w-]+`,
   // A chain of `@` parts is one handle (Mastodon `@me@example.social`, or `@a@b`), so that no
   // `@` is left next to a `[user]` for a second scrub to find.
@@ -112,6 +131,27 @@ const DATE = /^\d{1,2}([ .\/-])\d{1,2}\1\d{2,4}$/;
 const ZERO_WIDTH = /[\u00ad\u200b-\u200d\u2060\ufeff]/;
 const DASHES = /[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]/;
 const NEEDS_NORMALISING = /[^\u0020-\u007e\t\n\r]/;
+// Decimal digits other than ASCII's, which NFKC leaves as they are (except full-width ones).
+const OTHER_DIGIT = /(?![0-9])\p{Nd}/u;
+const IS_DIGIT = /^\p{Nd}$/u;
+const DIGIT_CACHE = new Map<string, string>();
+
+/**
+ * The ASCII digit of a decimal digit of any script. Unicode encodes decimal digits only in runs
+ * of ten from 0 to 9, so a digit's value is its distance from the start of its run of digits,
+ * modulo 10 (adjacent runs, such as the mathematical digits, are whole runs of ten).
+ */
+function asciiDigit(char: string): string {
+  let digit = DIGIT_CACHE.get(char);
+  if (digit === undefined) {
+    const code = char.codePointAt(0)!;
+    let start = code;
+    while (IS_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    digit = String((code - start) % 10);
+    DIGIT_CACHE.set(char, digit);
+  }
+  return digit;
+}
 
 /**
  * The text matched against: `text` normalised code point by code point, with `from[i]` the
@@ -126,7 +166,10 @@ interface Normalised {
 function normalise(text: string): Normalised {
   // Most text (ASCII, or accented letters already composed) needs no map: check that at once.
   if (!NEEDS_NORMALISING.test(text)) return { text };
-  if (!ZERO_WIDTH.test(text) && !DASHES.test(text) && text.normalize("NFKC") === text) {
+  if (
+    !ZERO_WIDTH.test(text) && !DASHES.test(text) && !OTHER_DIGIT.test(text) &&
+    text.normalize("NFKC") === text
+  ) {
     return { text };
   }
   let out = "";
@@ -139,6 +182,8 @@ function normalise(text: string): Normalised {
       ? ""
       : DASHES.test(char)
       ? "-"
+      : OTHER_DIGIT.test(char)
+      ? asciiDigit(char)
       : char.normalize("NFKC");
     for (let k = 0; k < n.length; k++) from.push(i);
     out += n;
@@ -265,7 +310,7 @@ function tidy(text: string): string {
       const before = whole[offset - 1];
       const after = whole[offset + gap.length];
       if (before === undefined || after === undefined) return "";
-      if (/[\s([{<"'«]/.test(before) || /[\s,.;:!?)\]}>"'»]/.test(after)) return "";
+      if (/[\s([{<"'«]/.test(before) || /[\s,.;:!?)\]}>"'»。、]/.test(after)) return "";
       return /[^\S\r\n]/.test(gap) ? " " : "";
     });
 }

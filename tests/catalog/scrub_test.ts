@@ -35,6 +35,27 @@ const CASES: [string, string, string][] = [
   ["e-mail link in Markdown", "[bob@example.com](mailto:bob@example.com) me", "me"],
   ["e-mail alone on a line", "Reach me:\nbob@example.com\nCheers", "Reach me:\nCheers"],
   ["host without a dot is not an e-mail", "ssh root@localhost", "ssh root@localhost"],
+  ["quoted local part", 'mail "bob smith"@example.com now', "mail now"],
+  ["quoted local part with an escaped quote", 'to "a\\"b"@example.com, ok', "to, ok"],
+  [
+    "quoted local part in typographic quotes",
+    "mail \u201cbob smith\u201d@example.com now",
+    "mail now",
+  ],
+  ["quoted words before a handle stay", 'he said "yes" to @bob', 'he said "yes" to [user]'],
+  ["ideographic full stops in a domain", "write bob@example\u3002com now", "write now"],
+  ["half-width ideographic full stops", "write bob@mail\uff61example\uff61jp now", "write now"],
+  ["full-width full stops", "write bob@example\uff0eco\uff0euk now", "write now"],
+  [
+    "an ideographic full stop after an address ends the sentence",
+    "連絡 bob@example.com\u3002よろしく",
+    "連絡\u3002よろしく",
+  ],
+  [
+    "Japanese text after an address written with ideographic full stops",
+    "連絡 bob@example\u3002com\u3002よろしく",
+    "連絡\u3002よろしく",
+  ],
 
   // Telephone numbers
   ["+1 with spaces", "call +1 415 555 0132 now", "call now"],
@@ -51,6 +72,11 @@ const CASES: [string, string, string][] = [
   ["seven-digit US", "dial 555-0132 after 6", "dial after 6"],
   ["compact international", "whatsapp +14155550132!", "whatsapp!"],
   ["tel: prefix", "tel:+14155550132 works", "tel: works"],
+  ["Arabic-Indic international", "اتصل +٩٦٦ ٥٠ ١٢٣ ٤٥٦٧ الآن", "اتصل الآن"],
+  ["Persian national", "tel ۰۹۱۲ ۳۴۵ ۶۷۸۹ ok", "tel ok"],
+  ["Arabic-Indic North American", "call ٤١٥-٥٥٥-٠١٣٢ now", "call now"],
+  ["Devanagari digits", "call +१ ४१५ ५५५ ०१३२ now", "call now"],
+  ["digits of two scripts in one number", "call +1 ٤١٥ 555 ۰۱۳۲ now", "call now"],
 
   // Numbers that must stay
   ["years", "since 2024, up from 1999", "since 2024, up from 1999"],
@@ -78,6 +104,16 @@ const CASES: [string, string, string][] = [
   ],
   ["IDs", "see #12345 and #1234567", "see #12345 and #1234567"],
   ["IPv4 address", "host 192.168.100.200", "host 192.168.100.200"],
+  [
+    "Arabic-Indic years, ranges, dates and counts",
+    "٢٠٢٤, ١٩٩٠-٢٠٢٤, ١٩/٠٥/٢٠٢٤, ٠٩.٠٥.٢٠٢٤, ١٠٠٠٠٠٠",
+    "٢٠٢٤, ١٩٩٠-٢٠٢٤, ١٩/٠٥/٢٠٢٤, ٠٩.٠٥.٢٠٢٤, ١٠٠٠٠٠٠",
+  ],
+  [
+    "Persian prices, percentages, versions and ranges",
+    "۱۲۹۹ USD, ۱۲.۵% +۱۵%, v۲.۱۰.۳, ۵۰۰-۱۰۰۰ seats",
+    "۱۲۹۹ USD, ۱۲.۵% +۱۵%, v۲.۱۰.۳, ۵۰۰-۱۰۰۰ seats",
+  ],
   ["decimals", "p = 0.1234567 or 123.4567", "p = 0.1234567 or 123.4567"],
   ["list of small numbers", "scores 0 10 20 30 40 50 60", "scores 0 10 20 30 40 50 60"],
   ["count after a year", "in 2023 1000000 users", "in 2023 1000000 users"],
@@ -228,6 +264,11 @@ Deno.test("scrubText stays fast on long adversarial input", () => {
     "é".repeat(50_000) + "@",
     "\u200b1".repeat(20_000) + "x",
     "＠ａ".repeat(20_000),
+    '"'.repeat(50_000) + "@example.com",
+    '"a'.repeat(25_000) + "@example.com",
+    "a\u3002".repeat(25_000) + "@",
+    "\u0669".repeat(50_000),
+    "\u{1d7ff} ".repeat(20_000),
   ];
   for (const input of inputs) {
     const once = scrubText(input);
