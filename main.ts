@@ -26,16 +26,33 @@ import { listSurfaces } from "./src/surfaces.ts";
 
 export { createApp } from "./src/app.ts";
 
-/** Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. */
+/**
+ * Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. On
+ * PostgreSQL both run on a connection of their own without the serving pool's statement
+ * time-out, as the admin CLI's do: a seed is operator work, and one cancelled by a busy machine
+ * left the service unable to start.
+ */
 export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
   const db = await openDatabase(config, { serving: true });
   try {
-    await migrate(db.sql);
-    if (!config.seedDemo) return { db };
-    const firstStart = await seedFirstStart(db.sql, {
-      onProgress: (done, total) => console.error(`Seeding demo data: ${done}/${total}`),
-    });
-    return { db, firstStart };
+    const setup = db.kind === "postgres" ? await openDatabase(config, { max: 1 }) : db;
+    try {
+      await migrate(setup.sql);
+      if (!config.seedDemo) return { db };
+      const firstStart = await seedFirstStart(setup.sql, {
+        onProgress: (done, total) => console.error(`Seeding demo data: ${done}/${total}`),
+      }).catch((error) => {
+        throw new Error(
+          `Seeding the demo data failed: ${error instanceof Error ? error.message : error}. ` +
+            "A failed seed writes nothing (it is one transaction): start again to retry, or " +
+            "seed by hand with `deno task admin seed-demo`.",
+          { cause: error },
+        );
+      });
+      return { db, firstStart };
+    } finally {
+      if (setup !== db) await setup.close();
+    }
   } catch (error) {
     await db.close();
     throw error;

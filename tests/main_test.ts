@@ -3,7 +3,9 @@
  * and prints a working key once; later starts print the address only; SIGTERM stops cleanly.
  */
 import assert from "node:assert/strict";
-import { withTestDb } from "./helpers/db.ts";
+import { ENGINES, withTestDb } from "./helpers/db.ts";
+import { prepare } from "../main.ts";
+import { readConfig } from "../src/platform/config.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -179,6 +181,33 @@ Deno.test({
         child.kill("SIGKILL");
         await child.status;
         forwarder?.close();
+      }
+    }),
+});
+
+Deno.test({
+  name:
+    "prepare: the first-start seed on PostgreSQL is not bound by the serving statement time-out",
+  ignore: !ENGINES.includes("postgres"),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withTestDb("postgres", async ({ url, sql }) => {
+      // 50 ms cancels the longest statements of the seed when it runs on the serving pool.
+      const config = readConfig({
+        DATABASE_URL: url,
+        SEED_DEMO: "on",
+        DB_STATEMENT_TIMEOUT_MS: "1",
+      });
+      const { db, firstStart } = await prepare(config);
+      try {
+        assert.equal(firstStart?.opportunities, 2000);
+        assert.match(firstStart!.key, /^oi_live_/);
+        const [{ count }] = await sql<{ count: number }[]>`
+          select count(*)::int as count from opportunities`;
+        assert.equal(count, 2000);
+      } finally {
+        await db.close();
       }
     }),
 });

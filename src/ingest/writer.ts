@@ -328,6 +328,9 @@ export async function withContentWriter(
   fill: (writer: ContentWriter) => Promise<number>,
 ): Promise<WriteSummary> {
   return await sql.begin(async (tx) => {
+    // A load is operator work, never bound by a serving pool's statement time-out (an import
+    // of a million rows has statements of minutes).
+    await tx`set local statement_timeout = 0`;
     const writer = await ContentWriter.open(tx as unknown as Sql);
     const lines = await fill(writer);
     const changed = await writer.finish();
