@@ -54,6 +54,23 @@ const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
 const KNOWN_APP_SCHEMES = new Set(["cursor:"]);
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// What changes how a name reads without being seen: controls (C0, DEL, C1), format characters
+// (bidirectional embeddings, overrides and isolates, zero-width space, byte order mark ...), line
+// and paragraph separators, lone surrogates. "Good App\u202e\u2066evil" shows text in an order
+// it was not written in, beside the trusted words of the consent page. ZWNJ and ZWJ are format
+// characters too, but Persian and Indic scripts and emoji sequences need them, and they reorder
+// nothing.
+const HIDDEN_IN_NAME = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+const HIDDEN_IN_NAME_ALL = new RegExp(HIDDEN_IN_NAME.source, "gu");
+
+/**
+ * A client's name as a page may show it: without the characters registration now refuses, which
+ * a name stored before may still hold. Pages isolate it too (`<bdi>`), so that even a
+ * right-to-left name cannot reorder the text around it.
+ */
+export function displayClientName(name: string): string {
+  return name.replace(HIDDEN_IN_NAME_ALL, "").trim() || "Unnamed client";
+}
 
 /**
  * Why a redirect URI is refused, or undefined when it is allowed: https; http only to a loopback
@@ -180,11 +197,12 @@ export function validateClientMetadata(input: unknown): ClientMetadata {
   if (
     name !== undefined &&
     (typeof name !== "string" || name.trim().length === 0 || name.length > MAX_NAME_LENGTH ||
-      CONTROL.test(name))
+      HIDDEN_IN_NAME.test(name))
   ) {
     throw new OAuthError(
       "invalid_client_metadata",
-      `client_name must be a string of 1 to ${MAX_NAME_LENGTH} characters without control ones`,
+      `client_name must be a string of 1 to ${MAX_NAME_LENGTH} characters without control or ` +
+        "format characters (such as bidirectional overrides)",
     );
   }
   let clientUri: string | null = null;

@@ -11,6 +11,7 @@ import {
   redirectWith,
 } from "../accounts/oauth_authorize.ts";
 import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
+import { displayClientName } from "../accounts/oauth_clients.ts";
 import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../accounts/oauth_flow.ts";
 import { describeScope, parseScope, type Scope } from "../accounts/oauth_scopes.ts";
 import {
@@ -33,6 +34,14 @@ import { checkCsrf } from "./security.ts";
 function consentFormAction(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
+}
+
+/**
+ * An app's name in a page: stripped of what registration refuses (names stored before the rule)
+ * and isolated, so that it cannot reorder the words around it.
+ */
+function appName(name: string): SafeHtml {
+  return html`<bdi>${displayClientName(name)}</bdi>`;
 }
 
 /**
@@ -74,10 +83,10 @@ export function createConsent(
   async function signInFirst(visit: Visit, request: AuthorizationRequest) {
     const csrf = await csrfField(anonymousSecret(visit));
     const next = `/account/authorize?${request.params}`;
+    const name = appName(request.client.clientName);
     const body = html`
-      <h1>Sign in to connect ${request.client.clientName}</h1>
-      <p><strong>${request.client
-        .clientName}</strong> wants to use Opportunity Intelligence for you.
+      <h1>Sign in to connect ${name}</h1>
+      <p><strong>${name}</strong> wants to use Opportunity Intelligence for you.
       Sign in first: we e-mail you a link; open it in this browser and you come back here to decide.</p>
       <section class="card" aria-labelledby="signin-title">
         <h2 id="signin-title">E-mail me a sign-in link</h2>
@@ -108,15 +117,15 @@ export function createConsent(
       target.app ? " (an app on this device)" : ""
     }`;
     const asksWatches = request.scopes.includes("watches");
+    const name = appName(client.clientName);
     const body = html`
-      <h1>Connect ${client.clientName}?</h1>
+      <h1>Connect ${name}?</h1>
       <section class="card" aria-labelledby="consent-title">
-        <h2 id="consent-title">${client.clientName} asks to use your account</h2>
+        <h2 id="consent-title">${name} asks to use your account</h2>
         <p>Signed in as <strong>${current.account.email}</strong>.</p>
         <form method="post" action="/account/authorize">
         ${csrf} ${hidden}
-        <p id="consent-catalog">If you approve, <strong>${client
-          .clientName}</strong> may <strong>read the catalogue and your usage</strong>
+        <p id="consent-catalog">If you approve, <strong>${name}</strong> may <strong>read the catalogue and your usage</strong>
         (opportunities, themes, categories, articles, and the calls you have made). The calls it
         makes count against your plan's monthly quota, as your API keys' calls do.</p>
         ${asksWatches
@@ -189,7 +198,7 @@ export function createConsent(
     const code = await approveGrant(sql, {
       accountId: current.account.id,
       clientId: request.client.clientId,
-      clientName: request.client.clientName,
+      clientName: displayClientName(request.client.clientName),
       redirectUri: request.redirectUri,
       resource: request.resource,
       codeChallenge: request.codeChallenge,
@@ -238,7 +247,7 @@ function appTable(grants: GrantInfo[], csrf: SafeHtml): SafeHtml {
   const rows = grants.map((g) =>
     html`
       <tr>
-        <td>${g.client_name}</td>
+        <td>${appName(g.client_name)}</td>
         <td>${describeScope(parseScope(g.scope))}</td>
         <td>${returnTarget(g.redirect_uri).name}</td>
         <td>${formatDate(g.created_at.toISOString())}</td>
@@ -246,8 +255,9 @@ function appTable(grants: GrantInfo[], csrf: SafeHtml): SafeHtml {
         <td>
           <form method="post" action="/account/apps/revoke" class="inline">${csrf}
       <input type="hidden" name="id" value="${g.id}">
-      <button type="submit" class="secondary" aria-label="Revoke ${g
-        .client_name}">Revoke</button></form>
+      <button type="submit" class="secondary" aria-label="Revoke ${displayClientName(
+        g.client_name,
+      )}">Revoke</button></form>
         </td>
       </tr>
     `

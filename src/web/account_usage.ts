@@ -5,6 +5,7 @@
  */
 import type { UsageReport } from "../accounts/usage_schema.ts";
 import { html, type SafeHtml } from "./html.ts";
+import { displayClientName } from "../accounts/oauth_clients.ts";
 
 /** The share of the quota from which the dashboard warns (and the first usage e-mail goes). */
 export const WARN_SHARE = 0.8;
@@ -135,7 +136,7 @@ export function usageSection(
           class="revoked"
         `
         : ""}>
-        <td>${k.name}${k.revoked ? " (revoked)" : ""}</td>
+        <td><bdi>${displayClientName(k.name)}</bdi>${k.revoked ? " (revoked)" : ""}</td>
         <td><code>${k.prefix}…</code></td>
         <td>${k.calls}</td>
         </tr>

@@ -132,6 +132,7 @@ dbTest("client ID metadata documents: limits, addresses, redirects, caching", as
           /"mailto:someone@example\.com" must use https/,
           "invalid_redirect_uri",
         ],
+        ["/bidi-name.json", /client_name .* format characters/, "invalid_client_metadata"],
         ["/secret.json", /Only public clients/, "invalid_client_metadata"],
       ];
       for (const [path, pattern, code] of cases) {

@@ -2,12 +2,20 @@
  * What a client may say about itself (src/accounts/oauth_clients.ts) and how the consent page
  * shows it (src/web/account_oauth.ts): redirect URIs are https, http to a loopback host, or a
  * native app's reverse-domain scheme (RFC 8252 sections 7.1 and 7.3); the page names where the
- * person goes back to by host, or by the app's scheme.
+ * person goes back to by host, or by the app's scheme. Names hold no control or format
+ * characters, and a name stored before that rule is shown stripped and isolated.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { signUp, webTestApp } from "../helpers/web.ts";
-import { authorizeParams, Browser, pkcePair, register } from "../helpers/oauth.ts";
+import {
+  authorize,
+  authorizeParams,
+  Browser,
+  pkcePair,
+  register,
+  tokenRequest,
+} from "../helpers/oauth.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 async function clientCount(sql: Sql): Promise<number> {
@@ -112,5 +120,95 @@ dbTest("OAuth consent: where the person goes back to is named sensibly", async (
     assert.doesNotMatch(page.text, /name="decision"/);
     const [grants] = await db.sql<{ n: number }[]>`select count(*)::int as n from oauth_grants`;
     assert.equal(grants.n, 0);
+  });
+});
+
+dbTest("OAuth app names: bidi and other hidden characters refused, old ones shown safely", async (
+  db,
+  t,
+) => {
+  const app = webTestApp(db);
+
+  await t.step("registration refuses them: 400 invalid_client_metadata", async () => {
+    const refused = [
+      "Good App\u202e\u2066evil",
+      "Right\u200fto left mark",
+      "Isolate \u2067x\u2069",
+      "Zero\u200bwidth",
+      "Byte\ufeffmark",
+      "Line\u2028separator",
+      "C1\u0085control",
+      "Tab\there",
+      "Lone \ud800 surrogate",
+    ];
+    for (const [i, name] of refused.entries()) {
+      const res = await register(
+        app,
+        { client_name: name, redirect_uris: ["https://app.example/cb"] },
+        `192.0.2.${i + 1}`,
+      );
+      assert.equal(res.status, 400, JSON.stringify(name));
+      assert.equal(res.body.error, "invalid_client_metadata", JSON.stringify(name));
+    }
+    assert.equal(await clientCount(db.sql), 0);
+  });
+
+  await t.step("right-to-left, joiners and emoji sequences are names like any", async () => {
+    const allowed = [
+      "\u0645\u062f\u06cc\u0631",
+      "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+      "Dev \u{1F468}\u200d\u{1F4BB}",
+    ];
+    for (const [i, name] of allowed.entries()) {
+      const res = await register(
+        app,
+        { client_name: name, redirect_uris: ["https://app.example/cb"] },
+        `192.0.2.${i + 101}`,
+      );
+      assert.equal(res.status, 201, JSON.stringify(name));
+      assert.equal(res.body.client_name, name);
+    }
+  });
+
+  await t.step("a name stored before the rule: stripped and in <bdi> wherever shown", async () => {
+    const redirect = "http://127.0.0.1:7777/callback";
+    await db.sql`
+      insert into oauth_clients (client_id, kind, client_name, redirect_uris)
+      values ('oi_client_bidi', 'registered', ${"Good App\u202e\u2066evil"}, ${[redirect]})`;
+    const browser = new Browser(app);
+    const { challenge, verifier } = await pkcePair();
+    const params = authorizeParams("oi_client_bidi", challenge);
+    const signedOut = await browser.get(`/account/authorize?${params}`);
+    assert.match(signedOut.text, /Sign in to connect <bdi>Good Appevil<\/bdi>/);
+    await signUp(browser, "bidi@example.com");
+    const consent = await browser.get(`/account/authorize?${params}`);
+    assert.match(consent.text, /<h1>Connect <bdi>Good Appevil<\/bdi>\?<\/h1>/);
+    const hidden = /[\u202a-\u202e\u2066-\u2069]/;
+    for (const page of [signedOut.text, consent.text]) assert.doesNotMatch(page, hidden);
+    const back = await authorize(browser, params);
+    const tokens = await tokenRequest(app, {
+      grant_type: "authorization_code",
+      code: back.searchParams.get("code")!,
+      code_verifier: verifier,
+      client_id: "oi_client_bidi",
+      redirect_uri: redirect,
+    });
+    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+    const overview = await app.handler(
+      new Request(`${app.base}/api/v1/overview`, {
+        headers: { Authorization: `Bearer ${tokens.body.access_token}` },
+      }),
+    );
+    await overview.body?.cancel();
+    // The grant copies the name as shown (stripped); one copied before keeps the raw name.
+    const [grant] = await db.sql<{ client_name: string }[]>`select client_name from oauth_grants`;
+    assert.equal(grant.client_name, "Good Appevil");
+    await db.sql`update oauth_grants set client_name = ${"Good App\u202e\u2066evil"}`;
+    const dashboard = await browser.get("/account");
+    assert.match(dashboard.text, /Usage in/);
+    assert.doesNotMatch(dashboard.text, hidden);
+    // Under Connected apps and in the month's usage by key.
+    assert.equal(dashboard.text.match(/<td><bdi>Good Appevil<\/bdi><\/td>/g)?.length, 2);
+    assert.match(dashboard.text, /aria-label="Revoke Good Appevil"/);
   });
 });

@@ -423,7 +423,7 @@ dbTest(
         const other = new Browser(app, "192.0.2.77");
         const page = await other.get(`/account/authorize?${params}`);
         assert.equal(page.response.status, 200);
-        assert.match(page.text, /Sign in to connect CSRF client/);
+        assert.match(page.text, /Sign in to connect <bdi>CSRF client<\/bdi>/);
         const next = /name="next" value="([^"]+)"/.exec(page.text)![1].replaceAll("&amp;", "&");
         await other.post("/account/signup", {
           email: "second@example.com",
