@@ -58,15 +58,28 @@ export async function watchOfEmailToken(
   return row;
 }
 
-/** Stops the e-mail digests of the watch whose mails carry `token`; its name, or undefined. */
-export async function unsubscribe(sql: Sql, token: string): Promise<string | undefined> {
+/** What an unsubscribe did: the watch's name, and whether it is paused for want of a delivery. */
+export interface Unsubscribed {
+  name: string;
+  paused: boolean;
+}
+
+/**
+ * Stops the e-mail digests of the watch whose mails carry `token` (undefined for no watch). Its
+ * other deliveries are left as they are; a watch left with none (no webhook, no feed) is paused,
+ * so that it is not left recording matches nobody receives, and the dashboard says why. The feed
+ * counts as a delivery: its reader polls it and expects it to keep filling.
+ */
+export async function unsubscribe(sql: Sql, token: string): Promise<Unsubscribed | undefined> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
-  const [row] = await sql<{ id: number; name: string }[]>`
-    update watches set email = false, updated_at = now()
-    where email_token = ${token} returning id, name`;
+  const [row] = await sql<(Unsubscribed & { id: number })[]>`
+    update watches set email = false,
+      paused = paused or (webhook_url is null and feed_token_hash is null),
+      updated_at = now()
+    where email_token = ${token} returning id, name, paused`;
   if (!row) return undefined;
   await sql`
     update watch_jobs set state = 'cancelled', finished_at = now()
     where watch_id = ${row.id} and kind = 'email' and state = 'pending'`;
-  return row.name;
+  return { name: row.name, paused: row.paused };
 }

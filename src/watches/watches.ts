@@ -126,6 +126,12 @@ function toWatch(row: WatchRow): Watch {
   };
 }
 
+/** True when the watch delivers somehow: a webhook (even one disabled), e-mail or its feed. */
+export function hasDelivery(watch: Watch): boolean {
+  const { webhook, email, feed } = watch.deliveries;
+  return webhook !== null || email || feed;
+}
+
 /** The filter columns of a stored query (watches.q ... online_only). */
 function filterColumns(query: WatchQuery) {
   return {
@@ -321,6 +327,11 @@ export async function updateWatch(
       param: "deliveries",
       message: "must keep at least one of webhook, email, feed",
     }]);
+  }
+  // Only the unsubscribe link leaves a watch without a delivery, and it pauses the watch for
+  // that; a delivery turned on again resumes it, unless this change says otherwise.
+  if (current.paused && !hasDelivery(current) && input.paused === undefined) {
+    changes.paused = false;
   }
   if (Object.keys(changes).length === 0) return current;
   const [row]: [WatchRow?] = await sql`

@@ -17,6 +17,7 @@ import {
   watchPatchBody,
 } from "./account_watch_forms.ts";
 import type { Owner, WatchService } from "../watches/service.ts";
+import { hasDelivery } from "../watches/watches.ts";
 import type { DeliveryList, Watch, WatchWithSecrets } from "../watches/schemas.ts";
 import { formatDate, html, type SafeHtml } from "./html.ts";
 
@@ -200,6 +201,15 @@ function attemptTable(list: DeliveryList | undefined): SafeHtml {
   `;
 }
 
+/** Why a paused watch without any delivery is paused, and how to resume it. */
+function undeliveredNotice(watch: Watch, owner: Owner): SafeHtml | "" {
+  if (!watch.paused || hasDelivery(watch)) return "";
+  const ways = owner.plan === "free" ? "e-mail or the feed" : "e-mail, the feed or a webhook";
+  return html`<p class="notice" id="watch-${watch.id}-undelivered"><strong>Paused: e-mail was
+  unsubscribed</strong> and the watch had no other delivery; turn ${ways} on (Edit) to resume
+  it.</p>`;
+}
+
 function actionForm(csrf: SafeHtml, watch: Watch, action: string, label: string): SafeHtml {
   return html`<form method="post" action="/account/watches/${action}" class="inline">${csrf}
   <input type="hidden" name="id" value="${watch.id}">
@@ -220,12 +230,15 @@ function watchCard(
         `
         : ""}</h3>
       <p>Query: ${querySummary(watch)}. Created ${formatDate(watch.created_at)}.</p>
+      ${undeliveredNotice(watch, forms.owner)}
       ${deliverySummary(watch)}
       ${attemptTable(attempts)}
       <div class="actions">
-        ${watch.paused
+        ${!watch.paused
+          ? actionForm(csrf, watch, "pause", "Pause")
+          : hasDelivery(watch)
           ? actionForm(csrf, watch, "resume", "Resume")
-          : actionForm(csrf, watch, "pause", "Pause")}
+          : ""}
         ${watch.deliveries.webhook
           ? actionForm(csrf, watch, "rotate-secret", "Rotate signing secret")
           : ""}

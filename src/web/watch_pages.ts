@@ -102,16 +102,25 @@ export async function serveWatchPage(
     });
   }
   if (request.method === "POST") {
-    const name = await unsubscribe(deps.sql, token);
-    if (name === undefined) {
+    const done = await unsubscribe(deps.sql, token);
+    if (done === undefined) {
       return linkNotValid();
     }
+    const rest = done.paused
+      ? html`
+        <p>It had no other delivery, so it is paused. Turn e-mail, its feed or a webhook on in
+        your account (Watches, Edit) to resume it.</p>
+      `
+      : html`
+        <p>Its other deliveries are unchanged.</p>
+      `;
     return htmlPage(
       200,
       "Unsubscribed",
       html`
         <h1>Unsubscribed</h1>
-        <p>You will get no more e-mails for the watch “${name}”. Its other deliveries are unchanged.</p>
+        <p>You will get no more e-mails for the watch “${done.name}”.</p>
+        ${rest}
       `,
     );
   }

@@ -1,13 +1,14 @@
 /**
  * E-mail digests received by a real SMTP server (smtp-server), one per import, with a
- * List-Unsubscribe header and a link that works without a session; the private Atom feed is
- * well-formed XML, newest matches first, and a wrong token answers 404.
+ * List-Unsubscribe header and a link that works without a session, which turns e-mail off only
+ * (a watch left with no delivery is paused until one is turned on again); the private Atom feed
+ * is well-formed XML, newest matches first, and a wrong token answers 404.
  */
 import assert from "node:assert/strict";
 import { SMTPServer } from "smtp-server";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
+import { dbTest, type TestDb } from "../helpers/db.ts";
+import { loadFixture, makeKey, type TestApp, testApp } from "../helpers/app.ts";
 import { createMailer } from "../../src/platform/mailer.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createDeliveryWorker } from "../../src/watches/worker.ts";
@@ -83,12 +84,17 @@ dbTest("E-mail digest over SMTP, one per import, unsubscribed without a session"
       new Request(path, { method: "POST", body: "List-Unsubscribe=One-Click" }),
     );
     assert.equal(post.status, 200);
-    assert.match(await post.text(), /Unsubscribed/);
-    const [watch] = await db.sql`select email from watches`;
+    const answer = await post.text();
+    assert.match(answer, /Unsubscribed/);
+    assert.match(answer, /no other delivery, so it is paused/);
+    const [watch] = await db.sql`select email, paused from watches`;
     assert.equal(watch.email, false);
+    assert.equal(watch.paused, true, "a watch left with no delivery is paused");
     await importLines(db.sql, [opportunityLine("m4", { title: "Scheduling again", score: 60 })]);
     await worker.runOnce();
     assert.equal(sink.messages.length, 1, "no digest after unsubscribing");
+    const [{ batches }] = await db.sql`select count(*)::int as batches from watch_batches`;
+    assert.equal(batches, 1, "a paused watch records no matches");
     const bad = await app.handler(
       new Request("http://oppintel.test/watches/unsubscribe?token=nope"),
     );
@@ -135,4 +141,69 @@ dbTest("The Atom feed is valid XML, newest matches first; a wrong token is 404",
   // A rotated token retires the old URL.
   await sendJson(app, "PATCH", `/api/v1/watches/${created.id}`, key, { rotate_feed_token: true });
   assert.equal((await app.handler(new Request(url))).status, 404);
+});
+
+/** POSTs the one-click unsubscribe of the watch `id`, as a mail client does. */
+async function unsubscribeWatch(app: TestApp, db: TestDb, id: number): Promise<string> {
+  const [{ email_token }] = await db.sql`select email_token from watches where id = ${id}`;
+  const res = await app.handler(
+    new Request(`http://oppintel.test/watches/unsubscribe?token=${email_token}`, {
+      method: "POST",
+      body: "List-Unsubscribe=One-Click",
+    }),
+  );
+  assert.equal(res.status, 200);
+  return await res.text();
+}
+
+dbTest("Unsubscribing turns e-mail off only: the watch's feed keeps filling", async (db) => {
+  await loadFixture(db.sql);
+  const app = testApp(db);
+  const { key } = await makeKey(db.sql, "free");
+  const made = await (await sendJson(app, "POST", "/api/v1/watches", key, {
+    name: "Mail and feed",
+    query: { q: "scheduling" },
+    deliveries: { email: true, feed: true },
+  })).json();
+  assert.match(await unsubscribeWatch(app, db, made.id), /Its other deliveries are unchanged/);
+  const watch = await (await sendJson(app, "GET", `/api/v1/watches/${made.id}`, key)).json();
+  assert.deepEqual(watch.deliveries, { webhook: null, email: false, feed: true });
+  assert.equal(watch.paused, false);
+  await importLines(db.sql, [opportunityLine("s1", { title: "Scheduling for vets" })]);
+  const jobs = await db.sql`select kind from watch_jobs where watch_id = ${made.id}`;
+  assert.equal(jobs.length, 0, "no digest queued");
+  const feed = await app.handler(
+    new Request(made.feed_url.replace("https://oppintel.example", "http://oppintel.test")),
+  );
+  assert.match(await feed.text(), /Scheduling for vets/, "the feed still fills");
+});
+
+dbTest("A watch paused by unsubscribing resumes when a delivery is turned on", async (db) => {
+  const app = testApp(db);
+  const { key } = await makeKey(db.sql, "free");
+  const create = async () =>
+    (await (await sendJson(app, "POST", "/api/v1/watches", key, {
+      name: "Mail only",
+      deliveries: { email: true },
+    })).json()).id as number;
+  const patch = async (id: number, body: unknown) =>
+    await sendJson(app, "PATCH", `/api/v1/watches/${id}`, key, body);
+  const state = async (id: number) =>
+    (await db.sql`select email, paused from watches where id = ${id}`)[0];
+
+  const id = await create();
+  await unsubscribeWatch(app, db, id);
+  assert.deepEqual(await state(id), { email: false, paused: true });
+  const resume = await patch(id, { paused: false });
+  assert.equal(resume.status, 422, "resuming with no delivery is refused");
+  assert.deepEqual(await state(id), { email: false, paused: true });
+  assert.equal((await patch(id, { deliveries: { email: true }, paused: true })).status, 200);
+  assert.deepEqual(await state(id), { email: true, paused: true }, "told to stay paused");
+  await db.sql`delete from watches where id = ${id}`;
+
+  const again = await create();
+  await unsubscribeWatch(app, db, again);
+  const on = await patch(again, { deliveries: { feed: true } });
+  assert.equal(on.status, 200);
+  assert.equal((await on.json()).paused, false, "a delivery turned on resumes it");
 });
