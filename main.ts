@@ -17,7 +17,12 @@ import { ServiceUnavailableError } from "./src/platform/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
-import { createMailer, createWebHandler, forwardedClientIp } from "./src/web/handler.ts";
+import {
+  createMailer,
+  createWebHandler,
+  forwardedClientIp,
+  type WebDeps,
+} from "./src/web/handler.ts";
 import { insecureIssuerWarning } from "./src/web/oauth.ts";
 import { createUsageMail } from "./src/web/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
@@ -69,6 +74,8 @@ export function buildHandler(
     usageMail?: boolean;
     /** Deliver the watches' events and digests, from runs started by requests. */
     deliveries?: boolean;
+    /** Replaces parts of the public web's dependencies (tests: an outbox, a fixed client IP). */
+    web?: Partial<WebDeps>;
   } = {},
 ): ((request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>) & {
   /** Waits for background work (a usage e-mail run) to end, before the database is closed. */
@@ -124,6 +131,7 @@ export function buildHandler(
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
       oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
+      ...options.web,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
     bodyTimeoutMs: config.bodyTimeoutMs,

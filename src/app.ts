@@ -6,20 +6,20 @@ import type { Content } from "./catalog/content.ts";
 import type { Sql } from "./db/open.ts";
 import { isDatabaseUp } from "./db/status.ts";
 import { createMcpEndpoint, mcpErrorResponse, type McpHandler } from "./mcp/endpoint.ts";
-import { NotFoundError, toApiError } from "./platform/errors.ts";
+import { MethodNotAllowedError, NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
 import { errorResponse, json, requestIdOf, withRequestId } from "./platform/responses.ts";
 import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
-import {
-  DEFAULT_BODY_TIMEOUT_MS,
-  MAX_BODY_BYTES,
-  readBodyBytes,
-  withBody,
-} from "./platform/body.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes, withBody } from "./platform/body.ts";
+import { checkRequestHead } from "./platform/limits.ts";
 
-/** Above the MCP SDK's 4 MiB request bound, so that the endpoint's own 413 answers first. */
-const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * The methods whose body the public web reads before routing (its forms). The API and MCP edges
+ * read theirs themselves, once the method and the credential are known good; no other method's
+ * body is ever read (TRACE and TRACK cannot even be copied into a new Request).
+ */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
@@ -51,28 +51,37 @@ export function createApp(
 ): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const log = deps.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const rest = createRestHandler(deps);
+  const bodyTimeoutMs = deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const mcp = deps.mcp
-    ? createMcpEndpoint({ serve: deps.mcp, publicBaseUrl: deps.publicBaseUrl })
+    ? createMcpEndpoint({
+      serve: deps.mcp,
+      sql: deps.sql,
+      publicBaseUrl: deps.publicBaseUrl,
+      bodyTimeoutMs,
+    })
     : undefined;
 
-  /** Routes a request whose body (if any) has been read as `body`. */
   async function route(
     request: Request,
-    body: Uint8Array<ArrayBuffer> | null,
     url: URL,
     requestId: string,
     info?: Deno.ServeHandlerInfo,
   ): Promise<Outcome> {
     const path = url.pathname;
-    if (path === "/healthz") return { response: await health(deps.sql), route: "/healthz" };
+    if (path === "/healthz") {
+      if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
+      return { response: await health(deps.sql), route: "/healthz" };
+    }
     if (path === "/mcp" || path === "/mcp/") {
       if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
-      // The MCP handler parses the bytes itself: no second Request, no second read.
-      return { route: "/mcp", ...await mcp(request, url, requestId, body) };
+      return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
-    const whole = withBody(request, body);
-    if (path.startsWith("/api/v1/")) return await rest(whole, url);
-    const page = await deps.web?.(whole, info);
+    if (path.startsWith("/api/v1/")) return await rest(request, url);
+    // The web's forms are read whole, within the deadline and the bound, before routing.
+    const body = BODY_METHODS.has(request.method)
+      ? await readBodyBytes(request, bodyTimeoutMs)
+      : null;
+    const page = await deps.web?.(withBody(request, body), info);
     if (page) return { response: page, route: "web" };
     throw new NotFoundError(`Cannot find "${path}"`);
   }
@@ -87,25 +96,29 @@ export function createApp(
     if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
     const requestId = requestIdOf(request);
     const isMcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
+    // HEAD is answered as GET without the body (RFC 9110 9.3.2), charged as GET is.
+    const head = request.method === "HEAD";
     let outcome: Outcome;
     try {
-      const body = await readBodyBytes(
-        request,
-        deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-        // MCP applies the SDK's own 4 MiB bound and answers it as JSON-RPC (mcp/server.ts).
-        isMcp ? MCP_MAX_BODY_BYTES : MAX_BODY_BYTES,
-      );
-      outcome = await route(request, body, url, requestId, info);
+      checkRequestHead(request);
+      const asked = head
+        ? new Request(request.url, { headers: request.headers, signal: request.signal })
+        : request;
+      outcome = await route(asked, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      // A body refused before routing (408, 413) is still answered in the surface's own shape.
+      // Refused before an edge answered (414, 431, a form's 408 or 413, an unknown path): still
+      // answered in the surface's own shape.
       outcome = {
         response: isMcp && mcp
           ? mcpErrorResponse(error, undefined, deps.publicBaseUrl)
           : errorResponse(error),
       };
     }
-    const { response, caller } = outcome;
+    const { caller } = outcome;
+    const response = head
+      ? new Response(null, { status: outcome.response.status, headers: outcome.response.headers })
+      : outcome.response;
     log({
       time: new Date().toISOString(),
       method: request.method,

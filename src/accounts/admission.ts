@@ -126,6 +126,25 @@ export function forgetKey(keyId: number): void {
   for (const [hash, seen] of recent) if (seen.caller.keyId === keyId) recent.delete(hash);
 }
 
+// OAuth tokens found good in the last RECENT_MS, by digest, for vouch only (admit still looks
+// every token up, so that revoking a grant stops it at once).
+const vouchedTokens = new Map<string, number>();
+
+/**
+ * Throws 401 or 403 unless `rawKey` was found good in the last RECENT_MS or is known to the
+ * database now: an endpoint reads a body only for a caller it knows (the call's own admission
+ * checks the credential again), so a request without one costs no more than its headers.
+ */
+export async function vouch(sql: Sql, rawKey: string | undefined, now = new Date()): Promise<void> {
+  const hash = await keyDigest(rawKey);
+  const seen = recent.get(hash)?.at ?? vouchedTokens.get(hash) ?? -Infinity;
+  if (now.getTime() - seen < RECENT_MS) return;
+  // authenticate remembers a key itself (recent); a token is remembered here.
+  if ((await authenticate(sql, rawKey, now)).keyId > 0) return;
+  if (vouchedTokens.size >= RECENT_MAX) vouchedTokens.clear();
+  vouchedTokens.set(hash, now.getTime());
+}
+
 // Digests of recently seen keys: hashing is a tenth of a tool call's CPU. Bounded; the keys
 // are only in this process's memory, as they are anyway while their requests run.
 const DIGESTS_MAX = 10_000;

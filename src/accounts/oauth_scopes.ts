@@ -8,7 +8,7 @@
  *   consent page, because a watch writes to the account and hands out a private feed URL.
  * An API key is the account's own credential and has every scope.
  */
-import { ApiError } from "../platform/errors.ts";
+import { InsufficientScopeError } from "../platform/errors.ts";
 
 /** The scopes this server knows, in the order they are written. */
 export const SCOPES = ["catalog", "watches"] as const;
@@ -51,33 +51,7 @@ export function describeScope(scopes: readonly Scope[]): string {
     : "Read the catalogue and your usage";
 }
 
-/**
- * A call the credential's scopes do not cover: 403 insufficient_scope (RFC 6750 section 3.1),
- * naming the scope that would allow it. Defined beside the scopes rather than in
- * src/platform/errors.ts, which maps it like any other ApiError.
- */
-export class InsufficientScopeError extends ApiError {
-  readonly status = 403;
-  readonly code = "insufficient_scope";
-  constructor(readonly requiredScope: Scope) {
-    super(
-      `This app was not allowed to ${
-        requiredScope === "watches" ? "manage your watches" : "do this"
-      }: its OAuth grant lacks the "${requiredScope}" scope. Revoke it under "Connected apps" ` +
-        `and sign in again, granting it; or use an API key`,
-    );
-  }
-  protected override extra() {
-    return { required_scope: this.requiredScope };
-  }
-}
-
 /** Throws InsufficientScopeError unless `caller` holds `scope`. */
 export function requireScope(caller: { scopes: readonly Scope[] }, scope: Scope): void {
   if (!caller.scopes.includes(scope)) throw new InsufficientScopeError(scope);
-}
-
-/** The `WWW-Authenticate` challenge of an insufficient_scope answer (RFC 6750 section 3). */
-export function insufficientScopeChallenge(error: InsufficientScopeError): string {
-  return `Bearer error="insufficient_scope", scope="${error.requiredScope}"`;
 }

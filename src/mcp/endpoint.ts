@@ -1,8 +1,11 @@
 /**
- * POST /mcp: CORS preflight and the method check in front of the MCP server (server.ts), which
- * checks the key; errors are answered as JSON-RPC errors an MCP client can parse.
+ * POST /mcp: CORS preflight, the method check and the credential check in front of the MCP
+ * server (server.ts), in that order and all before a byte of the body is read; errors are
+ * answered as JSON-RPC errors an MCP client can parse.
  */
-import { apiKeyOf, type Caller } from "../accounts/admission.ts";
+import { apiKeyOf, type Caller, vouch } from "../accounts/admission.ts";
+import type { Sql } from "../db/open.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes } from "../platform/body.ts";
 import {
   type ApiError,
   MethodNotAllowedError,
@@ -26,6 +29,9 @@ export type McpHandler = (
 ) => Promise<{ response: Response; caller?: Caller; charged?: boolean }>;
 
 const MCP_METHODS = "POST, OPTIONS";
+
+/** Above the MCP SDK's 4 MiB request bound, so that the server's own 413 answers first. */
+const MCP_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The OAuth challenge of a 401 (RFC 6750 section 3, RFC 9728 section 5.1): where the protected
@@ -64,33 +70,34 @@ export function mcpErrorResponse(
 
 /** The MCP edge for the app's router. */
 export function createMcpEndpoint(
-  deps: { serve: McpHandler; publicBaseUrl?: string },
-): (
-  request: Request,
-  url: URL,
-  requestId?: string,
-  body?: Uint8Array | null,
-) => Promise<Outcome> {
-  return async function mcp(
-    request: Request,
-    url: URL,
-    requestId?: string,
-    body?: Uint8Array | null,
-  ): Promise<Outcome> {
+  deps: {
+    serve: McpHandler;
+    sql: Sql;
+    publicBaseUrl?: string;
+    /** How long the body may take to arrive after the headers before a 408 (platform/body.ts). */
+    bodyTimeoutMs?: number;
+  },
+): (request: Request, url: URL, requestId?: string) => Promise<Outcome> {
+  return async function mcp(request: Request, url: URL, requestId?: string): Promise<Outcome> {
     if (request.method === "OPTIONS") return { response: preflight(MCP_METHODS) };
     if (request.method !== "POST") {
       return { response: mcpErrorResponse(new MethodNotAllowedError(request.method, "POST")) };
     }
     try {
-      const { response, caller, charged } = await deps.serve(
+      const rawKey = apiKeyOf(request, url);
+      // The credential first: an unknown caller's body is never read (nor waited for).
+      await vouch(deps.sql, rawKey);
+      const body = await readBodyBytes(
         request,
-        apiKeyOf(request, url),
-        requestId,
-        body,
+        deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+        MCP_MAX_BODY_BYTES,
       );
+      // The server parses the bytes itself: no second Request, no second read.
+      const { response, caller, charged } = await deps.serve(request, rawKey, requestId, body);
       return { response, caller, route: "/mcp", quota: charged ? "charged" : undefined };
     } catch (error) {
-      // A bad key (401, 403) is answered here; anything unexpected goes to the app's handler.
+      // A bad key (401, 403) or body (408, 413) is answered here; anything unexpected goes to
+      // the app's handler.
       if (toApiError(error).status === 500) throw error;
       return { response: mcpErrorResponse(error, undefined, deps.publicBaseUrl) };
     }

@@ -229,7 +229,8 @@ export interface WatchToolDefinition {
 }
 
 const WATCH_COST = "Every plan (Free: 1 watch, e-mail and feed only; Pro 10; Business 50); " +
-  "free of charge (no quota used)";
+  "free of charge (no quota used). An app signed in through OAuth needs the `watches` scope, " +
+  "which the user grants on the consent page (else an insufficient_scope error)";
 
 /** The watch tools, listed after TOOLS by the hosted endpoint (not by the stdio package). */
 export const WATCH_TOOLS: readonly WatchToolDefinition[] = [

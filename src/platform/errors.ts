@@ -151,6 +151,44 @@ export class PayloadTooLargeError extends ApiError {
   }
 }
 
+/**
+ * A call the credential's OAuth scopes do not cover (src/accounts/oauth_scopes.ts): 403
+ * insufficient_scope, naming the scope a new sign-in must grant (RFC 6750 section 3.1).
+ */
+export class InsufficientScopeError extends ApiError {
+  readonly status = 403;
+  readonly code = "insufficient_scope";
+  constructor(readonly requiredScope: string) {
+    super(
+      `This app was not allowed to ${
+        requiredScope === "watches" ? "manage your watches" : "do this"
+      }: its OAuth grant lacks the "${requiredScope}" scope. Revoke it under "Connected apps" ` +
+        `and sign in again, granting it; or use an API key`,
+    );
+  }
+  protected override extra() {
+    return { required_scope: this.requiredScope };
+  }
+}
+
+/** A request target longer than the service reads (src/platform/limits.ts). */
+export class UriTooLongError extends ApiError {
+  readonly status = 414;
+  readonly code = "uri_too_long";
+  constructor(maxBytes: number) {
+    super(`The request's URL is longer than ${maxBytes} bytes`);
+  }
+}
+
+/** Request headers larger in all than the service reads (src/platform/limits.ts). */
+export class HeadersTooLargeError extends ApiError {
+  readonly status = 431;
+  readonly code = "headers_too_large";
+  constructor(maxBytes: number) {
+    super(`The request's headers are larger than ${maxBytes} bytes in all`);
+  }
+}
+
 /** True for a statement cancelled by the statement time-out (SQLSTATE 57014). */
 function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as Error & { code?: string }).code === "57014";

@@ -1,6 +1,7 @@
 /** Building responses: JSON bodies, CORS, quota headers, and every error mapped in one place. */
 import {
   type ApiError,
+  InsufficientScopeError,
   InvalidTokenError,
   MethodNotAllowedError,
   QuotaExceededError,
@@ -109,6 +110,10 @@ export function errorResponse(error: unknown, usage?: UsageState): Response {
   // RFC 6750 section 3: a Bearer token that is not valid is named in the challenge.
   if (apiError instanceof InvalidTokenError) {
     headers["WWW-Authenticate"] = 'Bearer error="invalid_token"';
+  }
+  if (apiError instanceof InsufficientScopeError) {
+    headers["WWW-Authenticate"] =
+      `Bearer error="insufficient_scope", scope="${apiError.requiredScope}"`;
   }
   if (apiError instanceof RateLimitedError) {
     headers["Retry-After"] = String(apiError.retryAfterSeconds);

@@ -36,6 +36,8 @@ export interface RestDeps {
   content: Content;
   /** The watch operations (src/watches/service.ts); without them /api/v1/watches is unknown. */
   watches?: WatchService;
+  /** How long a watch write's body may take to arrive before a 408 (platform/body.ts). */
+  bodyTimeoutMs?: number;
 }
 
 interface Route {
@@ -72,7 +74,7 @@ const ROUTES: Route[] = [
   route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 
-const REST_METHODS = "GET, OPTIONS";
+const REST_METHODS = "GET, HEAD, OPTIONS";
 
 function decodePath(groups: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -105,18 +107,19 @@ export function createRestHandler(
       const outcome = await serveWatches(request, url, path, {
         sql: deps.sql,
         watches: deps.watches!,
+        bodyTimeoutMs: deps.bodyTimeoutMs,
       });
       if (outcome) return outcome;
     }
     if (path === "/api/v1/openapi.json") {
-      if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
+      if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
       return { response: json(200, openApiDocument()), route: "/api/v1/openapi.json" };
     }
     for (const r of ROUTES) {
       if (r.exact ? path !== r.prefix : !path.startsWith(r.prefix)) continue;
       const groups = r.exact ? {} : r.pattern.exec({ pathname: path })?.pathname.groups;
       if (!groups) continue;
-      if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
+      if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
       return { ...await rest(request, url, r, groups), route: r.pattern.pathname };
     }
     throw new NotFoundError(`Cannot find "${path}"`);

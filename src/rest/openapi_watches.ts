@@ -44,7 +44,11 @@ export function watchPaths(error: (description: string) => unknown): Record<stri
       "missing_api_key, invalid_api_key, or invalid_token (an OAuth access token that expired " +
         "or whose grant was revoked)",
     ),
-    "403": error("key_revoked, plan_required (webhooks need Pro) or watch_limit_reached"),
+    "403": error(
+      "key_revoked, plan_required (webhooks need Pro), watch_limit_reached, or " +
+        "insufficient_scope (an OAuth app the user did not grant the `watches` scope; " +
+        "WWW-Authenticate names it)",
+    ),
     ...(notFound ? { "404": error("not_found: no such watch of this account") } : {}),
     "422": error("invalid_parameter: details name each bad field (query.min_score, ...)"),
     "503": error("service_unavailable: the database cannot be reached"),

@@ -7,18 +7,19 @@
  */
 import { apiKeyOf, authenticate, type Caller } from "../accounts/admission.ts";
 import type { Sql } from "../db/open.ts";
-import { InvalidParameterError, MethodNotAllowedError } from "../platform/errors.ts";
+import {
+  InvalidParameterError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+} from "../platform/errors.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes } from "../platform/body.ts";
 import type { Outcome } from "../platform/request_log.ts";
 import { corsHeaders, errorResponse, json, quotaHeaders } from "../platform/responses.ts";
 import { logFailure } from "../platform/request_log.ts";
 import { toApiError } from "../platform/errors.ts";
 import { parseParams } from "../catalog/params.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
-import {
-  insufficientScopeChallenge,
-  InsufficientScopeError,
-  requireScope,
-} from "../accounts/oauth_scopes.ts";
+import { requireScope } from "../accounts/oauth_scopes.ts";
 import type { WatchService } from "../watches/service.ts";
 
 /** Bytes of a JSON body read at most. */
@@ -76,19 +77,32 @@ const ROUTES: WatchRoute[] = [
 /** The methods allowed on every watch path, for CORS preflights. */
 export const WATCH_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 
+/** The Allow header of a route: its methods, and HEAD wherever GET is (the app serves it). */
+function allowOf(methods: Record<string, Action>): string {
+  return Object.keys(methods).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m]).join(", ");
+}
+
 /** True when `path` (without a trailing slash) is one of the watch routes. */
 export function isWatchPath(path: string): boolean {
   return path === "/api/v1/watches" || path.startsWith("/api/v1/watches/");
 }
 
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > BODY_LIMIT) {
+/**
+ * The JSON body, read only now that the method, the key and the scope are known good, within
+ * the body deadline and BODY_LIMIT (422 beyond it, naming the body).
+ */
+async function readJson(request: Request, timeoutMs: number): Promise<unknown> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readBodyBytes(request, timeoutMs, BODY_LIMIT);
+  } catch (error) {
+    if (!(error instanceof PayloadTooLargeError)) throw error;
     throw new InvalidParameterError([{
       param: "body",
       message: `must be at most ${BODY_LIMIT} bytes`,
     }]);
   }
+  const text = bytes ? new TextDecoder().decode(bytes) : "";
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -105,7 +119,7 @@ export async function serveWatches(
   request: Request,
   url: URL,
   path: string,
-  deps: { sql: Sql; watches: WatchService },
+  deps: { sql: Sql; watches: WatchService; bodyTimeoutMs?: number },
 ): Promise<Outcome | undefined> {
   for (const r of ROUTES) {
     const match = r.pattern.exec({ pathname: path });
@@ -113,7 +127,7 @@ export async function serveWatches(
     const action = r.methods[request.method];
     const route = r.pattern.pathname;
     if (!action) {
-      throw new MethodNotAllowedError(request.method, Object.keys(r.methods).join(", "));
+      throw new MethodNotAllowedError(request.method, allowOf(r.methods));
     }
     const caller = await authenticate(deps.sql, apiKeyOf(request, url));
     try {
@@ -125,7 +139,7 @@ export async function serveWatches(
         ? { id: undefined }
         : parseParams(WatchIdSchema, { id: raw });
       const body = request.method === "POST" || request.method === "PATCH"
-        ? await readJson(request)
+        ? await readJson(request, deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS)
         : undefined;
       const answer = await action(deps.watches, caller, { id, body });
       const headers = quotaHeaders(caller.usage);
@@ -135,12 +149,7 @@ export async function serveWatches(
       return { response, caller, route, quota: "free" };
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      const response = errorResponse(error, caller.usage);
-      // RFC 6750 section 3.1: the challenge names the scope a new sign-in must ask for.
-      if (error instanceof InsufficientScopeError) {
-        response.headers.set("WWW-Authenticate", insufficientScopeChallenge(error));
-      }
-      return { response, caller, route };
+      return { response: errorResponse(error, caller.usage), caller, route };
     }
   }
   return undefined;

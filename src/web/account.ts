@@ -3,7 +3,7 @@
  * plan, this month's usage and the API keys (create, shown once; revoke). Every form that changes
  * something carries a CSRF token derived from the cookie it travels with.
  */
-import { AccountError } from "../platform/errors.ts";
+import { AccountError, MethodNotAllowedError } from "../platform/errors.ts";
 import {
   type ApiKeyInfo,
   createApiKey,
@@ -289,9 +289,11 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
     const isPost = request.method === "POST";
     const own = [url.origin, new URL(deps.context.publicBaseUrl).origin];
     if (isPost && isCrossSite(request, own)) return csrfRefused();
-    const methodNotAllowed = (allow: string) => ({
-      ...message(405, "Method not allowed", html`<p>Use ${allow}.</p>`),
-      headers: { "Content-Type": "text/html; charset=utf-8", Allow: allow },
+    // As JSON like every 405 of the service: no form or link of a page sends another method.
+    const methodNotAllowed = (allow: string): AccountResponse => ({
+      status: 405,
+      body: JSON.stringify(new MethodNotAllowedError(request.method, allow).body),
+      headers: { "Content-Type": "application/json; charset=utf-8", Allow: allow },
     });
     switch (path) {
       case "/account": {

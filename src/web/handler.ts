@@ -1,9 +1,12 @@
 /**
  * The public web of the service: the home page (/), the API reference (/docs), article pages
- * (/blog), the account area (/account) and their static files (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for
- * every other one, so the main handler can try it first and fall through to the API.
+ * (/blog), the account area (/account), OAuth and the watches' pages, and their static files
+ * (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for every
+ * other one; the app tries it last, after /healthz, /mcp and /api/v1, and answers 404 JSON then.
  */
 import { redactKeys } from "../platform/request_log.ts";
+import { MethodNotAllowedError } from "../platform/errors.ts";
+import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
@@ -127,10 +130,8 @@ function docsResponse(request: Request, rendered: Rendered): Response {
   return new Response(rendered.body, { headers });
 }
 
-function withoutBodyForHead(request: Request, response: Response): Response {
-  if (request.method !== "HEAD") return response;
-  return new Response(null, { status: response.status, headers: response.headers });
-}
+/** The methods of the read-only pages (the app answers HEAD as GET without the body). */
+const READ_METHODS = "GET, HEAD";
 
 /** Builds the handler of the public web: /, /docs, /blog, /account and their assets. */
 export function createWebHandler(deps: WebDeps): WebHandler {
@@ -174,7 +175,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     const isRead = request.method === "GET" || request.method === "HEAD";
     const asset = ASSETS[path];
     if (asset) {
-      if (!isRead) return htmlPage(405, "Method not allowed", "Use GET.");
+      if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
       return new Response(asset.body, {
         headers: {
           "Content-Type": asset.type,
@@ -195,11 +196,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       for (const c of answer.cookies ?? []) headers.append("Set-Cookie", c);
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }
-    if (!isRead) {
-      const response = htmlPage(405, "Method not allowed", "Use GET.");
-      response.headers.set("Allow", "GET, HEAD");
-      return response;
-    }
+    if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs" || path === "/docs/") return docsResponse(request, await docsPage());
     const rendered = path === "/" ? await homePage() : await blogPage(
       { sql: deps.sql, context: deps.context, cache },
@@ -224,13 +221,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     const watchPage = isWatchPagePath(url.pathname);
     if (!watchPage && !isWebPath(url.pathname)) return undefined;
     try {
-      const response = watchPage
+      return watchPage
         ? await serveWatchPage(request, url, {
           sql: deps.sql,
           publicBaseUrl: deps.context.publicBaseUrl,
         })
         : await serve(request, url, serveInfo);
-      return withoutBodyForHead(request, response);
     } catch (error) {
       log({
         level: "error",

@@ -5,6 +5,8 @@
  * List-Unsubscribe-Post header of RFC 8058 asks). Tokens ride in the query, which the request
  * log redacts.
  */
+import { MethodNotAllowedError } from "../platform/errors.ts";
+import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
 import { type Feed, readFeed, unsubscribe, watchOfEmailToken } from "../watches/feed.ts";
 import { escapeHtml, html, page } from "./html.ts";
@@ -79,7 +81,7 @@ export async function serveWatchPage(
   const token = url.searchParams.get("token") ?? "";
   const isRead = request.method === "GET" || request.method === "HEAD";
   if (url.pathname === "/feeds/watch") {
-    if (!isRead) return new Response(null, { status: 405, headers: { Allow: "GET, HEAD" } });
+    if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD"));
     const feed = await readFeed(deps.sql, token);
     if (!feed) {
       return htmlPage(
@@ -124,7 +126,9 @@ export async function serveWatchPage(
       `,
     );
   }
-  if (!isRead) return new Response(null, { status: 405, headers: { Allow: "GET, HEAD, POST" } });
+  if (!isRead) {
+    return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD, POST"));
+  }
   const watch = await watchOfEmailToken(deps.sql, token);
   if (!watch) {
     return linkNotValid();

@@ -1,13 +1,12 @@
 /**
- * The service in-process with its web: createWebHandler first, then the API handler, as the
- * lead's main handler composes them. Mails go to an in-memory outbox.
+ * The service in-process with its web, composed as main.ts composes it (buildHandler), with the
+ * web's mails in an in-memory outbox, its log kept and a client IP from `X-Test-IP`.
  */
 import assert from "node:assert/strict";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import type { MailMessage } from "../../src/web/mailer.ts";
-import { createWebHandler, type WebDeps } from "../../src/web/handler.ts";
-import { listSurfaces } from "../../src/surfaces.ts";
+import type { WebDeps } from "../../src/web/handler.ts";
 import type { TestDb } from "./db.ts";
 
 export interface WebTestApp {
@@ -26,23 +25,22 @@ export function webTestApp(
   const config = readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: base });
   const outbox: MailMessage[] = [];
   const logs: Record<string, unknown>[] = [];
-  const api = buildHandler(db.database, config, { log: () => {} });
-  const web = createWebHandler({
-    sql: db.sql,
-    context: { publicBaseUrl: config.publicBaseUrl },
-    mailer: {
-      send: (m) => {
-        outbox.push(m);
-        return Promise.resolve();
+  const handler = buildHandler(db.database, config, {
+    log: () => {},
+    web: {
+      mailer: {
+        send: (m) => {
+          outbox.push(m);
+          return Promise.resolve();
+        },
       },
+      log: (e) => logs.push(e),
+      clientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.1",
+      ...options.web,
     },
-    log: (e) => logs.push(e),
-    clientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.1",
-    surfaces: listSurfaces(),
-    ...options.web,
   });
   return {
-    handler: async (request) => (await web(request)) ?? (await api(request)),
+    handler: (request) => handler(request),
     outbox,
     logs,
     base,

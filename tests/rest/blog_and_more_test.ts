@@ -129,7 +129,7 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
       );
       assert.equal(res.status, 405, method);
       assert.equal((await res.json()).error, "method_not_allowed");
-      assert.equal(res.headers.get("allow"), "GET");
+      assert.equal(res.headers.get("allow"), "GET, HEAD");
     }
   });
   await t.step("unknown paths answer 404 JSON", async () => {

@@ -14,6 +14,7 @@ import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 import { sendJson } from "../watches/helpers.ts";
 import { assertNoInternalError, type Parameter, restEndpoints } from "./sweep_helpers.ts";
+import { MAX_URL_BYTES } from "../../src/platform/limits.ts";
 
 /** Values as they stand in a URL (already percent-encoded or deliberately not). */
 const URL_VALUES: [string, string, "refused" | "any"][] = [
@@ -85,9 +86,11 @@ dbTest("every REST parameter refuses hostile text without a 500", async (db, t) 
 dbTest("hostile text in the key parameter and unknown parameters is no 500", async (db) => {
   const app = testApp(db);
   for (const [what, value] of URL_VALUES) {
-    const res = await app.get(`/api/v1/overview?api_key=${value}&other=${value}`);
+    const path = `/api/v1/overview?api_key=${value}&other=${value}`;
+    const res = await app.get(path);
     await assertNoInternalError(res, what);
-    assert.equal(res.status, 401, what);
+    // Two 30 kB values make a URL past the service's bound: refused before the key is read.
+    assert.equal(res.status, path.length > MAX_URL_BYTES ? 414 : 401, what);
   }
 });
 

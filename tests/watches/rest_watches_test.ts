@@ -164,7 +164,7 @@ dbTest("PATCH, DELETE and ownership of /api/v1/watches/{id}", async (db) => {
   assert.equal((await send(app, "GET", path, undefined)).status, 401);
   const put = await send(app, "PUT", path, key, {});
   assert.equal(put.status, 405);
-  assert.equal(put.headers.get("allow"), "GET, PATCH, DELETE");
+  assert.equal(put.headers.get("allow"), "GET, HEAD, PATCH, DELETE");
 
   const patched = await send(app, "PATCH", path, key, {
     name: "renamed",

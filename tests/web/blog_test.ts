@@ -171,27 +171,28 @@ dbTest("article pages are cached until the content version changes", async (db) 
   assert.notEqual(fresh.headers.get("etag"), etag);
 });
 
-dbTest("the web answers only its own paths, and only GET and HEAD on pages", async (db) => {
-  await loadFixture(db.sql);
-  const web = createWebHandler({ sql: db.sql, context: { publicBaseUrl: BASE }, log: () => {} });
-  assert.equal(await web(new Request(`${BASE}/api/v1/blog`)), undefined);
-  assert.equal(await web(new Request(`${BASE}/blogger`)), undefined);
-  assert.equal(await web(new Request(`${BASE}/nothing`)), undefined);
-  assert.equal((await web(new Request(`${BASE}/`)))?.status, 200, "the home page is the web's");
-  const head = await web(new Request(`${BASE}/blog/ci-analysis`, { method: "HEAD" }));
-  assert.equal(head?.status, 200);
-  assert.equal(await head?.text(), "");
-  const post = await web(new Request(`${BASE}/blog/ci-analysis`, { method: "POST" }));
-  assert.equal(post?.status, 405);
-  assert.equal(post?.headers.get("allow"), "GET, HEAD");
-  await post?.body?.cancel();
-  const css = await web(new Request(`${BASE}/assets/web.css`));
-  assert.equal(css?.headers.get("content-type"), "text/css; charset=utf-8");
-  assert.match(await css!.text(), /font-family/);
-  const js = await web(new Request(`${BASE}/assets/copy.js`));
-  assert.equal(js?.headers.get("content-type"), "text/javascript; charset=utf-8");
-  assert.match(await js!.text(), /clipboard/);
-});
+dbTest(
+  "the web answers only its own paths, and only GET on pages (the app answers HEAD)",
+  async (db) => {
+    await loadFixture(db.sql);
+    const web = createWebHandler({ sql: db.sql, context: { publicBaseUrl: BASE }, log: () => {} });
+    assert.equal(await web(new Request(`${BASE}/api/v1/blog`)), undefined);
+    assert.equal(await web(new Request(`${BASE}/blogger`)), undefined);
+    assert.equal(await web(new Request(`${BASE}/nothing`)), undefined);
+    assert.equal((await web(new Request(`${BASE}/`)))?.status, 200, "the home page is the web's");
+    const post = await web(new Request(`${BASE}/blog/ci-analysis`, { method: "POST" }));
+    assert.equal(post?.status, 405);
+    assert.equal(post?.headers.get("allow"), "GET, HEAD");
+    assert.equal(post?.headers.get("content-type"), "application/json; charset=utf-8");
+    await post?.body?.cancel();
+    const css = await web(new Request(`${BASE}/assets/web.css`));
+    assert.equal(css?.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.match(await css!.text(), /font-family/);
+    const js = await web(new Request(`${BASE}/assets/copy.js`));
+    assert.equal(js?.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.match(await js!.text(), /clipboard/);
+  },
+);
 
 Deno.test("forwardedClientIp takes the proxy's entry, not the client's", () => {
   const request = new Request(`${BASE}/account`, {
