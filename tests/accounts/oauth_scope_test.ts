@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { dbTest } from "../helpers/db.ts";
-import { usedOf } from "../helpers/app.ts";
+import { loadFixture, usedOf } from "../helpers/app.ts";
 import { signUp, type WebTestApp, webTestApp } from "../helpers/web.ts";
 import { Browser, connectApp, mcpBearer } from "../helpers/oauth.ts";
 import { createApiKey } from "../../src/accounts/api_keys.ts";
-import { WATCH_TOOLS } from "../../src/mcp/tools.ts";
+import { TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
+import { openApiDocument } from "../../src/rest/openapi.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 const CHALLENGE = 'Bearer error="insufficient_scope", scope="watches"';
@@ -229,4 +230,71 @@ dbTest("OAuth with the watches scope ticked: the app manages the watches", async
       await served.close();
     }
   });
+});
+
+dbTest("every scope against every endpoint and tool: only the watches need `watches`", async (
+  db,
+  t,
+) => {
+  await loadFixture(db.sql);
+  const app = webTestApp(db);
+  const browser = new Browser(app);
+  const { key, watchId } = await accountWithWatch(app, browser, db.sql, "sweep@example.com");
+  await db.sql`update accounts set plan = 'business' where lower(email) = 'sweep@example.com'`;
+  const catalog = await connectApp(app, browser, "Reader");
+  const full = await connectApp(app, browser, "Manager", {
+    scope: "catalog watches",
+    grantWatches: true,
+  });
+  const credentials: [string, string, boolean][] = [
+    ["an API key", key, true],
+    ["a catalog token", catalog.access, false],
+    ["a catalog watches token", full.access, true],
+  ];
+  const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
+  for (const [who, credential, mayWatch] of credentials) {
+    await t.step(`REST with ${who}`, async () => {
+      for (const [template, item] of Object.entries(paths)) {
+        const path = template.replace("{id}", template.includes("watches") ? `${watchId}` : "1")
+          .replace("{slug}", "x");
+        for (const method of Object.keys(item).filter((m) => m !== "parameters")) {
+          // Only reads and a harmless write: the sweep must not delete the watch it needs.
+          if (method === "delete") continue;
+          const body = template.endsWith("/watches") && method === "post"
+            ? { name: "swept", deliveries: { feed: true } }
+            : method === "post" || method === "patch"
+            ? { name: "swept" }
+            : undefined;
+          const { res, body: answer } = await rest(
+            app,
+            method.toUpperCase(),
+            path,
+            credential,
+            body,
+          );
+          const label = `${who} ${method.toUpperCase()} ${path}: ${res.status}`;
+          const refused = answer?.error === "insufficient_scope";
+          assert.equal(refused, template.includes("/watches") && !mayWatch, label);
+          assert.ok(res.status < 500, label);
+        }
+      }
+    });
+    await t.step(`MCP tools with ${who}`, async () => {
+      for (const tool of [...TOOLS, ...WATCH_TOOLS]) {
+        const args = tool.name === "delete_watch"
+          ? { id: 2_000_000_000 }
+          : tool.name === "create_watch"
+          ? { name: "swept", deliveries: { feed: true } }
+          : { id: 1, slug: "x" };
+        const result = await toolCall2025(app, credential, tool.name, args);
+        const error = (result.structuredContent as { error?: string } | undefined)?.error;
+        const isWatchTool = WATCH_TOOLS.some((w) => w.name === tool.name);
+        assert.equal(
+          error === "insufficient_scope",
+          isWatchTool && !mayWatch,
+          `${who} ${tool.name}: ${JSON.stringify(result).slice(0, 200)}`,
+        );
+      }
+    });
+  }
 });
