@@ -4,9 +4,10 @@
  * - the edges (rest, mcp, web, cli) never import each other, and nothing below them imports an
  *   edge: only the composition root (src/app.ts, main.ts) wires them together;
  * - only src/db/ opens connections (imports the postgres or PGlite packages as code);
- * - no import cycle between modules;
- * - SQL is written only in the domain folders (db, catalog, accounts, ingest), never in an edge
- *   or in platform;
+ * - no import cycle between modules, nor between folders (a folder that imports a folder that
+ *   imports it back is a circle the file rule cannot see);
+ * - SQL is written only in the domain folders (db, catalog, accounts, ingest, watches), never in
+ *   an edge or in platform;
  * - no source file over 400 lines, except data-only files.
  * Each rule is a pure function of the graph, also tried on small graphs that break it.
  */
@@ -127,6 +128,25 @@ export function cycles(graph: ModuleNode[]): string[][] {
   return found;
 }
 
+/**
+ * Every cycle between folders of src/ (src/*.ts counts as the folder "root"), each as the list of
+ * its folders: the folders' graph, with an arrow wherever a file of one imports a file of another.
+ */
+export function folderCycles(graph: ModuleNode[]): string[][] {
+  const arrows = new Map<string, Set<string>>();
+  for (const node of graph) {
+    const from = areaOf(node.path);
+    if (from === undefined) continue;
+    const targets = arrows.get(from) ?? new Set<string>();
+    arrows.set(from, targets);
+    for (const target of node.imports) {
+      const to = areaOf(target);
+      if (to !== undefined && to !== from) targets.add(to);
+    }
+  }
+  return cycles([...arrows].map(([path, to]) => ({ path, imports: [...to], codePackages: [] })));
+}
+
 /** Source files (path and text) that write SQL outside the domain folders. */
 export function sqlViolations(files: { path: string; text: string }[]): string[] {
   return files.filter(({ path }) => {
@@ -220,7 +240,10 @@ Deno.test("architecture: the rules of the house hold for src/", async (t) => {
   await t.step("no import cycle", () => {
     assert.deepEqual(cycles(graph), []);
   });
-  await t.step("SQL only in db, catalog, accounts and ingest", () => {
+  await t.step("no cycle between folders", () => {
+    assert.deepEqual(folderCycles(graph), []);
+  });
+  await t.step("SQL only in db, catalog, accounts, ingest and watches", () => {
     assert.deepEqual(sqlViolations(files), []);
   });
   await t.step(`no source file over ${MAX_LINES} lines except word lists`, () => {
@@ -282,6 +305,19 @@ Deno.test("architecture: each rule catches the mistake it is for", async (t) => 
       node("src/e.ts", ["src/a.ts"]),
     ];
     assert.deepEqual(cycles(graph), [["src/a.ts", "src/b.ts", "src/c.ts"], ["src/d.ts"]]);
+  });
+  await t.step("two folders importing each other through different files", () => {
+    // No file cycle here, yet accounts and watches lean on each other.
+    const graph = [
+      node("src/accounts/oauth_documents.ts", ["src/watches/ssrf.ts"]),
+      node("src/watches/ssrf.ts"),
+      node("src/watches/webhook.ts", ["src/accounts/sessions.ts"]),
+      node("src/accounts/sessions.ts"),
+      node("src/catalog/common.ts", ["src/db/open.ts"]),
+      node("src/db/open.ts"),
+    ];
+    assert.deepEqual(cycles(graph), []);
+    assert.deepEqual(folderCycles(graph), [["accounts", "watches"]]);
   });
   await t.step("SQL in an edge or in platform", () => {
     assert.deepEqual(

@@ -2,7 +2,7 @@
  * Client ID metadata documents (the MCP authorization specification's primary way to know a
  * client): the `client_id` is an https URL, and the document it serves describes the client.
  * Fetched with a size and time limit, never from a private, loopback or link-local address
- * (the webhook SSRF guard's list, src/watches/ssrf.ts), never through a redirect, and cached in
+ * (the outbound guard's list, src/platform/outbound_target.ts), never through a redirect, and cached in
  * the clients table for as long as its Cache-Control (or Expires) allows, at most a day.
  *
  * The development setting `allowLoopback` (OAUTH_CIMD_ALLOW_LOOPBACK) lets a document come from
@@ -10,8 +10,12 @@
  * PUBLIC_BASE_URL is itself a loopback address.
  */
 import type { Sql } from "../db/open.ts";
-import { resolveWebhookTarget, UnsafeUrlError, type WebhookTarget } from "../watches/ssrf.ts";
-import { PostTimeoutError, sendTo } from "../watches/http_post.ts";
+import {
+  type OutboundTarget,
+  resolveOutboundTarget,
+  UnsafeUrlError,
+} from "../platform/outbound_target.ts";
+import { PostTimeoutError, sendTo } from "../platform/pinned_request.ts";
 import { bareHost, isLoopbackHost } from "../platform/hosts.ts";
 import {
   findClient,
@@ -60,7 +64,7 @@ function refuse(description: string): OAuthError {
 async function checkDocumentUrl(
   clientId: string,
   policy: DocumentPolicy,
-): Promise<WebhookTarget> {
+): Promise<OutboundTarget> {
   let url: URL;
   try {
     url = new URL(clientId);
@@ -78,7 +82,7 @@ async function checkDocumentUrl(
   // The webhooks' guard: every address the name resolves to must be public, and the fetch
   // connects to the first one checked.
   try {
-    return await resolveWebhookTarget(clientId, {
+    return await resolveOutboundTarget(clientId, {
       allow: allowed ? [bareHost(url.hostname)] : [],
       resolve: policy.resolve,
     });

@@ -1,5 +1,5 @@
 /**
- * The web area's SQL: e-mailed tokens, sessions and rate-limit counters (sql/0002_web.sql).
+ * The web area's SQL: e-mailed tokens and sessions (sql/0002_web.sql), and their clean-up.
  * Tokens and sessions are looked up by the SHA-256 digest of a 256-bit random secret, so the
  * lookup itself leaks nothing worth timing.
  */
@@ -83,24 +83,6 @@ export async function findSession(sql: Sql, hash: string): Promise<SessionAccoun
 /** Ends a session. */
 export async function deleteSession(sql: Sql, hash: string): Promise<void> {
   await sql`delete from web_sessions where token_hash = ${hash}`;
-}
-
-/**
- * Counts one hit in `bucket`'s current fixed window, in one atomic statement that stops at
- * `limit`. Returns false when the window is already full.
- */
-export async function hitRateLimit(
-  sql: Sql,
-  options: { bucket: string; limit: number; windowSeconds: number },
-): Promise<boolean> {
-  const { bucket, limit, windowSeconds } = options;
-  const [row]: [{ hits: number }?] = await sql`
-    insert into web_rate_limits as r (bucket, window_start, hits)
-    values (${bucket},
-      to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}::int) * ${windowSeconds}::int), 1)
-    on conflict (bucket, window_start) do update set hits = r.hits + 1 where r.hits < ${limit}::int
-    returning hits`;
-  return row !== undefined;
 }
 
 /** Deletes expired tokens, sessions, OAuth codes and tokens, and past rate-limit windows. */

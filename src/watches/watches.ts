@@ -23,7 +23,7 @@ import {
   type WatchWithSecrets,
 } from "./schemas.ts";
 import { parseWatchQuery, validate } from "./input.ts";
-import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from "./ssrf.ts";
+import { checkOutboundUrl, UnsafeUrlError, type UrlPolicy } from "../platform/outbound_target.ts";
 import { isRowId } from "../catalog/common.ts";
 
 /** Who manages a watch: the caller's account and its plan. */
@@ -149,7 +149,7 @@ function filterColumns(query: WatchQuery) {
 /** Checks a webhook URL for a watch: 422 naming the field when the SSRF guard refuses it. */
 async function checkedUrl(url: string, options: WatchOptions): Promise<string> {
   try {
-    return (await checkWebhookUrl(url.trim(), options.urlPolicy)).href;
+    return (await checkOutboundUrl(url.trim(), options.urlPolicy)).href;
   } catch (error) {
     if (!(error instanceof UnsafeUrlError)) throw error;
     throw new InvalidParameterError([{ param: "deliveries.webhook.url", message: error.message }]);

@@ -9,16 +9,16 @@
 import { Webhook } from "standardwebhooks";
 import type { Sql } from "../db/open.ts";
 import { InvalidParameterError, RateLimitedError } from "../platform/errors.ts";
-import { hitRateLimit } from "../accounts/sessions.ts";
+import { hitRateLimit } from "../db/rate_limits.ts";
 import { recordAttempt } from "./attempts.ts";
 import type { WatchTestResult } from "./schemas.ts";
-import { PostTimeoutError, postTo } from "./http_post.ts";
+import { PostTimeoutError, postTo } from "../platform/pinned_request.ts";
 import {
-  resolveWebhookTarget,
+  type OutboundTarget,
+  resolveOutboundTarget,
   UnsafeUrlError,
   type UrlPolicy,
-  type WebhookTarget,
-} from "./ssrf.ts";
+} from "../platform/outbound_target.ts";
 import type { Owner } from "./watches.ts";
 import { getWatch, requireWebhookPlan } from "./watches.ts";
 
@@ -76,9 +76,9 @@ export async function postEvent(
     ...o,
     durationMs: performance.now() - started,
   });
-  let target: WebhookTarget;
+  let target: OutboundTarget;
   try {
-    target = await resolveWebhookTarget(url, options.urlPolicy);
+    target = await resolveOutboundTarget(url, options.urlPolicy);
   } catch (error) {
     if (!(error instanceof UnsafeUrlError)) throw error;
     // A name that cannot be resolved now may resolve later; a forbidden address will not change.

@@ -7,13 +7,13 @@ import { createAccount, findAccountByEmail, isEmail } from "../accounts/accounts
 import {
   cleanUp,
   findSession,
-  hitRateLimit,
   peekToken,
   redeemToken,
   type SessionAccount,
   storeToken,
   type TokenPurpose,
 } from "../accounts/sessions.ts";
+import { hitRateLimit } from "../db/rate_limits.ts";
 import {
   type AccountDeps,
   type AccountResponse,

@@ -15,7 +15,7 @@ import {
   buildOAuthProtectedResourceMetadata,
   getOAuthProtectedResourceMetadataUrl,
 } from "@modelcontextprotocol/server";
-import { hitRateLimit } from "../accounts/sessions.ts";
+import { hitRateLimit } from "../db/rate_limits.ts";
 import { OAuthError, registerClient } from "../accounts/oauth_clients.ts";
 import { isLoopbackHost } from "../platform/hosts.ts";
 import { validateClientMetadata } from "../accounts/oauth_clients.ts";

@@ -1,15 +1,16 @@
 /**
- * Server-side request forgery guard of webhook URLs: a URL is sent to only when it is https
- * (http only to an allow-listed host) and every address its name resolves to is public: not
- * private, loopback, link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 included),
- * shared, multicast, documentation or reserved, in IPv4 or IPv6, including IPv4 written inside
- * IPv6 (mapped, NAT64). Checked when a watch is saved and again before each delivery; redirects
- * are never followed (webhook.ts). The allow-list (WATCH_WEBHOOK_ALLOW) names hosts that skip
- * the check, for development and tests.
+ * Server-side request forgery guard of outbound URLs (a watch's webhook, an OAuth client ID
+ * metadata document): a URL is sent to only when it is https (http only to an allow-listed host)
+ * and every address its name resolves to is public: not private, loopback, link-local (cloud
+ * metadata at 169.254.169.254 and fd00:ec2::254 included), shared, multicast, documentation or
+ * reserved, in IPv4 or IPv6, including IPv4 written inside IPv6 (mapped, NAT64). A webhook is
+ * checked when its watch is saved and again before each delivery; redirects are never followed
+ * (pinned_request.ts). The allow-list (WATCH_WEBHOOK_ALLOW) names hosts that skip the check, for
+ * development and tests.
  *
- * DNS rebinding: a delivery resolves the name once (`resolveWebhookTarget`) and connects to the
- * address that was checked (http_post.ts pins it), so a DNS server that answers a public address
- * to the check and a private one a moment later is never asked the second time.
+ * DNS rebinding: a request resolves the name once (`resolveOutboundTarget`) and connects to the
+ * address that was checked (pinned_request.ts pins it), so a DNS server that answers a public
+ * address to the check and a private one a moment later is never asked the second time.
  */
 import { BlockList, isIP } from "node:net";
 import { bareHost } from "../platform/hosts.ts";
@@ -127,7 +128,7 @@ function hostOf(url: URL): string {
  * Parses and checks the shape of a webhook URL (no network): https, or http to an allow-listed
  * host; no user name or password; a host. Throws UnsafeUrlError.
  */
-export function parseWebhookUrl(text: string, policy: UrlPolicy = {}): URL {
+export function parseOutboundUrl(text: string, policy: UrlPolicy = {}): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -146,7 +147,7 @@ export function parseWebhookUrl(text: string, policy: UrlPolicy = {}): URL {
 }
 
 /** A checked webhook URL and the address to connect to (undefined: the host is an address). */
-export interface WebhookTarget {
+export interface OutboundTarget {
   url: URL;
   /** The checked address the delivery must connect to, when the host is a name. */
   address?: string;
@@ -160,11 +161,11 @@ export interface WebhookTarget {
  * connect to: the first one checked. Allow-listed hosts pass unchecked (resolved by the policy's
  * resolver when it has one, else by the system when connecting).
  */
-export async function resolveWebhookTarget(
+export async function resolveOutboundTarget(
   text: string,
   policy: UrlPolicy = {},
-): Promise<WebhookTarget> {
-  const url = parseWebhookUrl(text, policy);
+): Promise<OutboundTarget> {
+  const url = parseOutboundUrl(text, policy);
   const host = hostOf(url);
   if (isIP(host)) {
     if (!(policy.allow ?? []).includes(host) && isBlockedAddress(host)) {
@@ -193,6 +194,6 @@ export async function resolveWebhookTarget(
  * Checks a webhook URL and the addresses its host resolves to right now; throws UnsafeUrlError
  * when any of them is not public (or none can be found). Allow-listed hosts pass unresolved.
  */
-export async function checkWebhookUrl(text: string, policy: UrlPolicy = {}): Promise<URL> {
-  return (await resolveWebhookTarget(text, policy)).url;
+export async function checkOutboundUrl(text: string, policy: UrlPolicy = {}): Promise<URL> {
+  return (await resolveOutboundTarget(text, policy)).url;
 }

@@ -7,10 +7,14 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
-import { checkWebhookUrl, isBlockedAddress, UnsafeUrlError } from "../../src/watches/ssrf.ts";
+import {
+  checkOutboundUrl,
+  isBlockedAddress,
+  UnsafeUrlError,
+} from "../../src/platform/outbound_target.ts";
 import { postEvent } from "../../src/watches/webhook.ts";
 import { readConfig } from "../../src/platform/config.ts";
-import { sendJson, startReceiver } from "./helpers.ts";
+import { sendJson, startReceiver } from "../watches/helpers.ts";
 
 const RESOLVE = (host: string) =>
   Promise.resolve(
@@ -49,7 +53,7 @@ Deno.test("isBlockedAddress refuses private, loopback, link-local, metadata", ()
   }
 });
 
-Deno.test("checkWebhookUrl resolves names and checks every address", async (t) => {
+Deno.test("checkOutboundUrl resolves names and checks every address", async (t) => {
   const refused: [string, RegExp][] = [
     ["http://127.0.0.1/hook", /https/],
     ["https://127.0.0.1/hook", /127\.0\.0\.1/],
@@ -65,16 +69,16 @@ Deno.test("checkWebhookUrl resolves names and checks every address", async (t) =
   ];
   for (const [url, reason] of refused) {
     await t.step(url, async () => {
-      await assert.rejects(checkWebhookUrl(url, { resolve: RESOLVE }), (error) => {
+      await assert.rejects(checkOutboundUrl(url, { resolve: RESOLVE }), (error) => {
         assert.ok(error instanceof UnsafeUrlError);
         assert.match(error.message, reason);
         return true;
       });
     });
   }
-  const ok = await checkWebhookUrl("https://public.example/hook", { resolve: RESOLVE });
+  const ok = await checkOutboundUrl("https://public.example/hook", { resolve: RESOLVE });
   assert.equal(ok.hostname, "public.example");
-  const allowed = await checkWebhookUrl("http://127.0.0.1:8080/", { allow: ["127.0.0.1"] });
+  const allowed = await checkOutboundUrl("http://127.0.0.1:8080/", { allow: ["127.0.0.1"] });
   assert.equal(allowed.port, "8080");
 });
 

@@ -11,7 +11,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import type { WebhookTarget } from "./ssrf.ts";
+import type { OutboundTarget } from "./outbound_target.ts";
 
 /** What the server answered: status, Location, headers, and the first `cap` bytes of the body. */
 export interface HttpAnswer {
@@ -57,7 +57,7 @@ export interface SendOptions {
 
 /** POSTs `body` to the target; rejects on connection errors and with PostTimeoutError. */
 export async function postTo(
-  target: WebhookTarget,
+  target: OutboundTarget,
   body: string,
   options: Omit<SendOptions, "method" | "body">,
 ): Promise<PostAnswer> {
@@ -73,7 +73,7 @@ export async function postTo(
  * One request to the target's checked address; rejects on connection errors and with
  * PostTimeoutError. Used for webhook deliveries and for OAuth client ID metadata documents.
  */
-export function sendTo(target: WebhookTarget, options: SendOptions): Promise<HttpAnswer> {
+export function sendTo(target: OutboundTarget, options: SendOptions): Promise<HttpAnswer> {
   const { url } = target;
   const secure = url.protocol === "https:";
   const payload = options.body === undefined ? undefined : new TextEncoder().encode(options.body);
