@@ -174,7 +174,7 @@ const CASES: [string, string, string][] = [
     "``` thanks [user] and [user]",
   ],
 
-  // Unicode variants (issue 13): matched on a normalised copy, cut from the original
+  // Unicode variants: matched on a normalised copy, cut from the original
   ["phone with no-break spaces", "call +1\u00a0415\u00a0555\u00a00132 now", "call now"],
   ["phone with narrow no-break spaces", "ring 020\u202f7946\u202f0958 today", "ring today"],
   ["phone with en dashes", "call 415\u2013555\u20130132 today", "call today"],

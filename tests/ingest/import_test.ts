@@ -247,7 +247,7 @@ const BAD_LINES: [string, string, RegExp][] = [
     }),
     /^Unknown related_opportunity "no-such-opportunity"$/,
   ],
-  // Issue 13: what PostgreSQL would refuse is refused first, with the line and the field.
+  // What PostgreSQL would refuse is refused first, with the line and the field.
   [
     "NUL in a title",
     JSON.stringify({ ...OPPORTUNITY, title: "a\u0000b" }),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The official MCP conformance scenarios that apply to this tools-only, stateless service, on both
-# revisions it serves (issues 4 and 15): each runs at its revision's wire version (the 2025 ones
+# revisions it serves: each runs at its revision's wire version (the 2025 ones
 # with the initialize handshake, 2026-07-28 with per-request _meta and its headers).
 #
 # Against the real service (main.ts on a fresh embedded database, with the demo key it prints on

@@ -1,5 +1,5 @@
 /**
- * Both protocol eras on the hosted endpoint (issue 15): revision 2026-07-28 driven by the v2
+ * Both protocol eras on the hosted endpoint: revision 2026-07-28 driven by the v2
  * client pinned to it (and in "auto" mode), the 2025 revisions driven by the v2 client's default
  * and by the v1 client (kept as a test dependency to stand for today's 2025 clients). The
  * service's handler is served on 127.0.0.1, so every request passes the real routing, key check

@@ -1,4 +1,4 @@
-/** tools/call with mistyped params answers -32602 Invalid params in words (issue 13, item 2b). */
+/** tools/call with mistyped params answers -32602 Invalid params in words. */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { makeKey, mcpPost, testApp } from "../helpers/app.ts";

@@ -1,7 +1,7 @@
 /**
  * MCP messages that read no data and cost nothing (initialize, tools/list, ping, notifications)
  * are answered without a database round trip for a key seen in the last seconds; a tool call
- * checks its key, plan and quota in one statement every time (issue 19).
+ * checks its key, plan and quota in one statement every time.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";

@@ -1,6 +1,6 @@
 /**
- * MCP tool results carry byte for byte the JSON its REST twin answers, on both protocol eras
- * (issue 19): the text block of a result is the REST body, and structuredContent parses to it.
+ * MCP tool results carry byte for byte the JSON its REST twin answers, on both protocol eras:
+ * the text block of a result is the REST body, and structuredContent parses to it.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";

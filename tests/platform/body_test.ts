@@ -1,5 +1,5 @@
 /**
- * Slow request bodies are cut off with a JSON 408 (issue 13, item 2b), in-process and over a real
+ * Slow request bodies are cut off with a JSON 408, in-process and over a real
  * socket through Deno.serve. The bodies used never finish, so the outcome does not depend on how
  * fast the machine is: only the deadline can end the request.
  */

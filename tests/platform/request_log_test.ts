@@ -1,4 +1,4 @@
-/** A key pasted anywhere into a URL never reaches the log (issue 13, item 2b). */
+/** A key pasted anywhere into a URL never reaches the log. */
 import assert from "node:assert/strict";
 import { redactedPath, redactKeys } from "../../src/platform/request_log.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";

@@ -1,4 +1,4 @@
-/** A failed answer shows the quota as it stands after its refund (issue 13, item 2b). */
+/** A failed answer shows the quota as it stands after its refund. */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/app.ts";
 import { createContent } from "../../src/catalog/content.ts";

@@ -1,5 +1,5 @@
 /**
- * The IETF RateLimit fields, Retry-After and X-Request-Id (issue 18). The RateLimit fields are
+ * The IETF RateLimit fields, Retry-After and X-Request-Id. The RateLimit fields are
  * parsed with the grammar of RFC 8941 (Structured Field Values) that
  * draft-ietf-httpapi-ratelimit-headers-11 builds on: each field is an sf-list of Items whose
  * bare item is the policy name (a String or Token) and whose parameters are keys with Integer

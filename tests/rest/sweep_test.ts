@@ -1,5 +1,5 @@
 /**
- * Hostile text in every parameter of every endpoint and every tool argument (issue 13): NUL and
+ * Hostile text in every parameter of every endpoint and every tool argument: NUL and
  * other control characters, lone surrogates, invalid percent-encoding, 10 kB values and
  * right-to-left overrides. None may answer 500 or internal_error; the ones the parameter schemas
  * refuse answer 422 invalid_parameter naming the parameter. The endpoints and tools are read from

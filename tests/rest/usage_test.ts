@@ -1,4 +1,4 @@
-/** Usage records, GET /api/v1/usage and the MCP tool get_usage (issue 18). */
+/** Usage records, GET /api/v1/usage and the MCP tool get_usage. */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";

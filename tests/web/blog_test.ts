@@ -49,7 +49,7 @@ dbTest("GET /blog/{slug} renders a published article with its metadata", async (
     assert.match(page, /<h1>Why CI flakes<\/h1>/);
     assert.match(page, /<time datetime="2026-06-01T00:00:00.000Z">1 June 2026<\/time>/);
     assert.match(page, /<li>ci<\/li>/);
-    // The body's own "# Why CI flakes" repeats the page's h1: it is left out (issue 13).
+    // The body's own "# Why CI flakes" repeats the page's h1: it is left out.
     assert.match(page, /<div class="article-body">\s*<p>Because.<\/p>/);
     assert.doesNotMatch(page, /<h2>Why CI flakes<\/h2>/);
     assert.doesNotMatch(page, /<script/);

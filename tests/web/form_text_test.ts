@@ -1,4 +1,4 @@
-/** Web form fields refuse control characters with a page that says so, never a 500 (issue 13). */
+/** Web form fields refuse control characters with a page that says so, never a 500. */
 import assert from "node:assert/strict";
 import { findAccountByEmail } from "../../src/accounts/accounts.ts";
 import { listApiKeys } from "../../src/accounts/api_keys.ts";

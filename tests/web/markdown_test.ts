@@ -1,4 +1,4 @@
-/** Article headings fit under the page's h1 (issue 13, item 3). */
+/** Article headings fit under the page's h1. */
 import assert from "node:assert/strict";
 import { renderMarkdown } from "../../src/web/markdown.ts";
 import { generateDemoRecords } from "../../src/ingest/seed.ts";

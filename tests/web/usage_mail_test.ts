@@ -1,5 +1,5 @@
 /**
- * The 80% and 100% usage e-mails (issue 18): sent once each a month through the SMTP mailer to a
+ * The 80% and 100% usage e-mails: sent once each a month through the SMTP mailer to a
  * local smtp-server sink, never for an unverified address or an account that turned them off
  * on the dashboard, and tried again after a failed send.
  */
