@@ -17,14 +17,10 @@ import { ServiceUnavailableError } from "./src/platform/errors.ts";
 import { createMcpHandler } from "./src/mcp/server.ts";
 import { createMetrics, metricsHandler } from "./src/platform/metrics.ts";
 import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
-import {
-  createMailer,
-  createWebHandler,
-  forwardedClientIp,
-  type WebDeps,
-} from "./src/web/handler.ts";
+import { createWebHandler, forwardedClientIp, type WebDeps } from "./src/web/handler.ts";
+import { createMailer } from "./src/platform/mailer.ts";
 import { insecureIssuerWarning } from "./src/web/oauth.ts";
-import { createUsageMail } from "./src/web/usage_mail.ts";
+import { createUsageMail } from "./src/accounts/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
 import { listSurfaces } from "./src/surfaces.ts";

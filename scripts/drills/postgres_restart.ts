@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadFixture, makeKey, setUsed, usedOf } from "../../tests/helpers/app.ts";
-import { freePort, type Instance, startInstance, stopAll } from "../../tests/scale/instances.ts";
+import { freePort, type Instance, startInstance, stopAll } from "../../tests/helpers/instances.ts";
 import { type Call, call, scratchDatabase, tally, verdict } from "./common.ts";
 
 const { values } = parseArgs({

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { makeKey, setUsed, usedOf } from "../../tests/helpers/app.ts";
-import { type Instance, startInstance, stopAll } from "../../tests/scale/instances.ts";
+import { type Instance, startInstance, stopAll } from "../../tests/helpers/instances.ts";
 import { type Call, call, scratchDatabase, tally, verdict } from "./common.ts";
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@ import type { Sql } from "../db/open.ts";
 import { readUpTo } from "../platform/body.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { html, page, type SafeHtml } from "./html.ts";
-import type { Mailer } from "./mailer.ts";
+import type { Mailer } from "../platform/mailer.ts";
 import { cookie, csrfTokenFor, randomToken } from "./security.ts";
 import type { WatchService } from "../watches/service.ts";
 

@@ -16,15 +16,13 @@ import { blogPage, createPageCache, type Rendered } from "./blog.ts";
 import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
-import { createMailer, type Mailer } from "./mailer.ts";
+import { createMailer, type Mailer } from "../platform/mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 import { createWatchService, type WatchService } from "../watches/service.ts";
 import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 
-export type { Mailer } from "./mailer.ts";
-export { createMailer } from "./mailer.ts";
 export type { Offering, Surfaces } from "./home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
-import type { MailMessage } from "../../src/web/mailer.ts";
+import type { MailMessage } from "../../src/platform/mailer.ts";
 import type { WebDeps } from "../../src/web/handler.ts";
 import type { TestDb } from "./db.ts";
 

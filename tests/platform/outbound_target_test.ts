@@ -14,7 +14,7 @@ import {
 } from "../../src/platform/outbound_target.ts";
 import { postEvent } from "../../src/watches/webhook.ts";
 import { readConfig } from "../../src/platform/config.ts";
-import { sendJson, startReceiver } from "../watches/helpers.ts";
+import { sendJson, startReceiver } from "../helpers/watches.ts";
 
 const RESOLVE = (host: string) =>
   Promise.resolve(

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
-import { sendJson } from "../watches/helpers.ts";
+import { sendJson } from "../helpers/watches.ts";
 import { assertNoInternalError, mcpCallOfEra, restEndpoints } from "./sweep_helpers.ts";
 
 /** The units of the operator runs in `q`: every operator character, alone and mixed. */

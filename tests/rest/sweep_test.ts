@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
 import { toolListing, TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
-import { sendJson } from "../watches/helpers.ts";
+import { sendJson } from "../helpers/watches.ts";
 import { assertNoInternalError, type Parameter, restEndpoints } from "./sweep_helpers.ts";
 import { MAX_URL_BYTES } from "../../src/platform/limits.ts";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { importLines } from "../../src/ingest/import.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";
 import { FIXTURE_LINES, loadFixture, makeKey, revokeKey, setUsed, usedOf } from "../helpers/app.ts";
-import { getJson, type Instance, startInstance, stopAll } from "./instances.ts";
+import { getJson, type Instance, startInstance, stopAll } from "../helpers/instances.ts";
 
 const OLD_TITLE = "Retry-aware CI dashboard for flaky tests";
 const NEW_TITLE = "Retry-aware CI dashboard for flaky tests, now with owners";

@@ -5,7 +5,7 @@ import { loadFixture, makeKey } from "../helpers/app.ts";
 import { runAdmin } from "../../src/cli/admin.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createWatch } from "../../src/watches/watches.ts";
-import { opportunityLine, startReceiver } from "./helpers.ts";
+import { opportunityLine, startReceiver } from "../helpers/watches.ts";
 
 dbTest("admin deliver sends the due events and prints the queue", async (db) => {
   const receiver = startReceiver();

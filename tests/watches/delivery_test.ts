@@ -13,7 +13,12 @@ import { createDeliveryWorker } from "../../src/watches/worker.ts";
 import { TESTS_PER_MINUTE } from "../../src/watches/webhook.ts";
 import { countOpportunities, listOpportunityPage } from "../../src/catalog/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { changedFixtureLine, opportunityLine, sendJson, startReceiver } from "./helpers.ts";
+import {
+  changedFixtureLine,
+  opportunityLine,
+  sendJson,
+  startReceiver,
+} from "../helpers/watches.ts";
 
 const ENV = { WATCH_WEBHOOK_ALLOW: "127.0.0.1" };
 const POLICY = { allow: ["127.0.0.1"] };

@@ -12,7 +12,7 @@ import { loadFixture, makeKey, type TestApp, testApp } from "../helpers/app.ts";
 import { createMailer } from "../../src/platform/mailer.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createDeliveryWorker } from "../../src/watches/worker.ts";
-import { opportunityLine, sendJson } from "./helpers.ts";
+import { opportunityLine, sendJson } from "../helpers/watches.ts";
 
 async function smtpSink() {
   const messages: string[] = [];

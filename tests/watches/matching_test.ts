@@ -7,7 +7,7 @@ import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/ingest/import.ts";
-import { changedFixtureLine, opportunityLine } from "./helpers.ts";
+import { changedFixtureLine, opportunityLine } from "../helpers/watches.ts";
 
 /** A watch straight in the table (the REST validation is tested elsewhere). */
 async function addWatch(

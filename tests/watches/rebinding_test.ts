@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { postEvent } from "../../src/watches/webhook.ts";
 import { sendTo } from "../../src/platform/pinned_request.ts";
-import { startReceiver } from "./helpers.ts";
+import { startReceiver } from "../helpers/watches.ts";
 
 const SECRET = `whsec_${btoa("0123456789abcdef0123456789abcdef")}`;
 const EVENT = { id: "msg_1", body: "{}" };

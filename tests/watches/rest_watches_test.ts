@@ -7,7 +7,7 @@ import { dbTest } from "../helpers/db.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { makeKey, testApp, usedOf } from "../helpers/app.ts";
-import { sendJson } from "./helpers.ts";
+import { sendJson } from "../helpers/watches.ts";
 
 const ENV = { WATCH_WEBHOOK_ALLOW: "127.0.0.1" };
 

@@ -13,7 +13,7 @@ import { createDeliveryWorker, type WorkerDeps } from "../../src/watches/worker.
 import { claimJobs, LEASE_MS, MAX_ATTEMPTS } from "../../src/watches/queue.ts";
 import { createWatch } from "../../src/watches/watches.ts";
 import type { WatchMail } from "../../src/watches/digest.ts";
-import { opportunityLine, startReceiver } from "./helpers.ts";
+import { opportunityLine, startReceiver } from "../helpers/watches.ts";
 
 const POLICY = { allow: ["127.0.0.1"] };
 const OPTIONS = { publicBaseUrl: "https://oppintel.example", urlPolicy: POLICY };

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { importLines } from "../../src/ingest/import.ts";
-import { opportunityLine, sendJson } from "./helpers.ts";
+import { opportunityLine, sendJson } from "../helpers/watches.ts";
 
 dbTest("a watch whose q has a run of dashes matches what the list finds for it", async (db) => {
   const app = testApp(db);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SMTPServer } from "smtp-server";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
-import { createMailer } from "../../src/web/mailer.ts";
+import { createMailer } from "../../src/platform/mailer.ts";
 import { createWebHandler } from "../../src/web/handler.ts";
 import { loadFixture } from "../helpers/app.ts";
 import { ENGINES, withTestDb } from "../helpers/db.ts";

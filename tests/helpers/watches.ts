@@ -3,7 +3,7 @@
  * records what it gets and answers as told, import lines for new or changed opportunities,
  * and JSON requests to the app.
  */
-import { BASE, FIXTURE_LINES, type TestApp } from "../helpers/app.ts";
+import { BASE, FIXTURE_LINES, type TestApp } from "./app.ts";
 
 /** What the receiver got. */
 export interface Received {

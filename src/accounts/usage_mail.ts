@@ -3,13 +3,9 @@
  * account area's mailer. Sent off the request path: `poke` starts a run at most once a
  * minute and never waits for it; `runOnce` is the run itself.
  */
-import {
-  claimUsageNotices,
-  releaseUsageNotice,
-  type UsageNotice,
-} from "../accounts/usage_notices.ts";
+import { claimUsageNotices, releaseUsageNotice, type UsageNotice } from "./usage_notices.ts";
 import type { Sql } from "../db/open.ts";
-import type { Mailer } from "./mailer.ts";
+import type { Mailer } from "../platform/mailer.ts";
 
 export interface UsageMailDeps {
   sql: Sql;
