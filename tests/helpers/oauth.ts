@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Browser, type WebTestApp } from "./web.ts";
+import type { Sql } from "../../src/db/open.ts";
 
 /** A PKCE verifier and its S256 challenge. */
 export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
@@ -186,3 +187,38 @@ export function mcpBearer(
 }
 
 export { Browser };
+
+/** How many OAuth clients, grants, codes and tokens are stored. */
+export async function oauthCounts(sql: Sql) {
+  const [row] = await sql<{ clients: number; grants: number; codes: number; tokens: number }[]>`
+    select (select count(*)::int from oauth_clients) as clients,
+      (select count(*)::int from oauth_grants) as grants,
+      (select count(*)::int from oauth_codes) as codes,
+      (select count(*)::int from oauth_tokens) as tokens`;
+  return row;
+}
+
+/** A tools/call of `name` without arguments, with an OAuth access token. */
+export async function toolCall(app: WebTestApp, token: string, name: string) {
+  const res = await mcpBearer(app, token, {
+    id: 2,
+    method: "tools/call",
+    params: { name, arguments: {} },
+  });
+  return { res, body: await res.json() };
+}
+
+/** Asserts that an access token is refused with 401 invalid_token on MCP and on REST. */
+export async function assertTokenRefused(app: WebTestApp, token: string) {
+  const mcp = await mcpBearer(app, token, { id: 1, method: "tools/list", params: {} });
+  assert.equal(mcp.status, 401);
+  assert.match(mcp.headers.get("www-authenticate") ?? "", /^Bearer error="invalid_token"/);
+  assert.equal((await mcp.json()).error.data.error, "invalid_token");
+  const rest = await app.handler(
+    new Request(`${app.base}/api/v1/overview`, { headers: { Authorization: `Bearer ${token}` } }),
+  );
+  assert.equal(rest.status, 401);
+  assert.equal(rest.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+  assert.match(rest.headers.get("access-control-expose-headers") ?? "", /WWW-Authenticate/);
+  assert.equal((await rest.json()).error, "invalid_token");
+}
