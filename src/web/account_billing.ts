@@ -62,13 +62,9 @@ function renewalLine(record: BillingRecord): SafeHtml {
 
 function paymentLine(record: BillingRecord): SafeHtml {
   if (record.lastPayment === "paid") {
-    return html`<p id="billing-payment">Last payment: paid${
-      record.lastPaymentAt
-        ? html`
-          on ${when(record.lastPaymentAt)}
-        `
-        : ""
-    }.</p>`;
+    return record.lastPaymentAt
+      ? html`<p id="billing-payment">Last payment: paid on ${when(record.lastPaymentAt)}.</p>`
+      : html`<p id="billing-payment">Last payment: paid.</p>`;
   }
   if (record.lastPayment === "failed") {
     const retry = record.nextPaymentAttempt

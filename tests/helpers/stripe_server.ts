@@ -45,6 +45,8 @@ export interface LocalStripe {
   prices: { pro: string; business: string };
   /** Every API request received: "METHOD /path". */
   requests: string[];
+  /** Every event Stripe would have sent so far, oldest first (also those of the pages). */
+  events: StripeEvent[];
   /** Stripe's clock, in seconds; tests move it forward. */
   now: number;
   customers: Map<string, Obj>;
@@ -97,6 +99,7 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
   const sessions = new Map<string, Obj>();
   const portals = new Map<string, Obj>();
   const requests: string[] = [];
+  const events: StripeEvent[] = [];
   let base = "";
 
   const state = {
@@ -127,7 +130,7 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
   }
 
   function event(type: string, object: Obj): StripeEvent {
-    return {
+    const made: StripeEvent = {
       id: newId("evt"),
       object: "event",
       type,
@@ -136,6 +139,8 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
       livemode: false,
       data: { object: snapshot(object) },
     };
+    events.push(made);
+    return made;
   }
 
   function newInvoice(sub: Obj, paid: boolean): Obj {
@@ -424,7 +429,8 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
 
   function page(title: string, body: string): Response {
     return new Response(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
+        `<link rel="icon" href="data:,"></head>` +
         `<body><main><h1>${title}</h1>${body}</main></body></html>`,
       { headers: { "Content-Type": "text/html; charset=utf-8" } },
     );
@@ -483,6 +489,7 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
     webhookSecret,
     prices,
     requests,
+    events,
     get now() {
       return state.now;
     },
