@@ -24,11 +24,15 @@ create table billing_customers (
   last_payment text check (last_payment in ('paid', 'failed')),
   last_payment_at timestamptz,
   next_payment_attempt timestamptz,
-  -- The database clock taken before the state above was read from Stripe: a read that began
-  -- earlier never overwrites one that began later, whatever order webhooks arrive and finish in.
-  read_at timestamptz,
+  -- The ticket (billing_read_tickets) taken before the state above was read from Stripe: a read
+  -- that began earlier never overwrites one that began later, whatever order webhooks arrive and
+  -- finish in. A sequence rather than a clock: strictly increasing, across instances too.
+  read_ticket bigint,
+  synced_at timestamptz,
   created_at timestamptz not null default now()
 );
+
+create sequence billing_read_tickets;
 
 create table billing_events (
   -- Stripe's event id (evt_...): an event delivered twice is applied once.

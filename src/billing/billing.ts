@@ -7,7 +7,7 @@
  *
  * Why read back instead of applying the object in an event: events arrive late, twice, and in any
  * order, and an old `customer.subscription.updated` must never undo a newer change. A sync takes a
- * ticket from the database clock, then reads the current subscriptions; the state is written only
+ * ticket from a database sequence, then reads the current subscriptions; the state is written only
  * if no read that began later was written first (store.ts applyState). Every change in Stripe is
  * followed by an event whose sync begins after it, so the newest state always wins.
  */

@@ -24,7 +24,7 @@ export interface BillingRecord {
   lastPayment: "paid" | "failed" | null;
   lastPaymentAt: Date | null;
   nextPaymentAttempt: Date | null;
-  readAt: Date | null;
+  syncedAt: Date | null;
 }
 
 interface RecordRow {
@@ -43,7 +43,7 @@ interface RecordRow {
   last_payment: "paid" | "failed" | null;
   last_payment_at: Date | null;
   next_payment_attempt: Date | null;
-  read_at: Date | null;
+  synced_at: Date | null;
 }
 
 function toRecord(row: RecordRow): BillingRecord {
@@ -63,7 +63,7 @@ function toRecord(row: RecordRow): BillingRecord {
     lastPayment: row.last_payment,
     lastPaymentAt: row.last_payment_at,
     nextPaymentAttempt: row.next_payment_attempt,
-    readAt: row.read_at,
+    syncedAt: row.synced_at,
   };
 }
 
@@ -112,12 +112,13 @@ export async function saveCustomer(
 }
 
 /**
- * The database's clock now, taken before a subscription is read back from Stripe. One clock for
- * every instance, so the ticket of a read orders it against the reads of other instances.
+ * A ticket taken before a subscription is read back from Stripe: strictly increasing for every
+ * instance, so it orders a read against the reads of other instances.
  */
-export async function readTicket(sql: Sql): Promise<Date> {
-  const [row] = await sql<{ now: Date }[]>`select clock_timestamp() as now`;
-  return row.now;
+export async function readTicket(sql: Sql): Promise<number> {
+  const [row] = await sql<{ ticket: number }[]>`
+    select nextval('billing_read_tickets')::float8 as ticket`;
+  return row.ticket;
 }
 
 /** What applying a subscription state did. */
@@ -137,7 +138,7 @@ export interface Applied {
 export async function applyState(
   sql: Sql,
   accountId: number,
-  ticket: Date,
+  ticket: number,
   state: SubscriptionState,
 ): Promise<Applied> {
   return await sql.begin(async (tx) => {
@@ -157,8 +158,9 @@ export async function applyState(
         last_payment = ${state.lastPayment},
         last_payment_at = ${state.lastPaymentAt},
         next_payment_attempt = ${state.nextPaymentAttempt},
-        read_at = ${ticket}
-      where account_id = ${accountId} and (read_at is null or read_at <= ${ticket})
+        read_ticket = ${ticket},
+        synced_at = now()
+      where account_id = ${accountId} and (read_ticket is null or read_ticket < ${ticket})
       returning account_id`;
     if (!row) return { applied: false, before: account.plan, after: account.plan };
     const after = state.plan ?? account.plan;

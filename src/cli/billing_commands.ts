@@ -18,7 +18,7 @@ const emailFlag: FlagSpec = {
 
 const SHOW_SHAPE = "{account_id, email, plan, billing: {customer_id, subscription_id, status, " +
   "paid_plan, current_period_end, cancel_at, pending_plan, pending_at, last_invoice_id, " +
-  "last_payment, last_payment_at, next_payment_attempt, read_at} | null}";
+  "last_payment, last_payment_at, next_payment_attempt, synced_at} | null}";
 
 function iso(date: Date | null): string | null {
   return date ? date.toISOString() : null;
@@ -39,7 +39,7 @@ function recordView(record: BillingRecord | undefined) {
     last_payment: record.lastPayment,
     last_payment_at: iso(record.lastPaymentAt),
     next_payment_attempt: iso(record.nextPaymentAttempt),
-    read_at: iso(record.readAt),
+    synced_at: iso(record.syncedAt),
   };
 }
 
