@@ -64,6 +64,9 @@ export type CheckoutReturn = "applied" | "pending" | "foreign";
 
 export type Billing = ReturnType<typeof createBilling>;
 
+/** How long a page waits for Stripe's prices before showing the list prices. */
+const PRICE_WAIT_MS = 3000;
+
 /** Builds the billing service. */
 export function createBilling(deps: BillingDeps) {
   const { sql, stripe, prices } = deps;
@@ -186,7 +189,10 @@ export function createBilling(deps: BillingDeps) {
       return { account, record: await billingOfAccount(sql, account.id) };
     },
 
-    /** The monthly price of each plan: Stripe's once read, the list prices until then. */
+    /**
+     * The monthly price of each plan: Stripe's once read, the list prices until then. A page
+     * waits at most PRICE_WAIT_MS for Stripe; the read goes on and serves the next page.
+     */
     async priceList(): Promise<PriceList> {
       priceList ??= readStripePrices(stripe, prices, deps.log).catch((error) => {
         // Not kept: the next page tries again.
@@ -194,7 +200,15 @@ export function createBilling(deps: BillingDeps) {
         deps.log({ level: "error", message: "reading Stripe prices failed", error: String(error) });
         return LIST_PRICES;
       });
-      return await priceList;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<PriceList>((resolve) => {
+        timer = setTimeout(() => resolve(LIST_PRICES), PRICE_WAIT_MS);
+      });
+      try {
+        return await Promise.race([priceList, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

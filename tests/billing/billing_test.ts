@@ -446,3 +446,33 @@ dbTest("billing: off without configuration, everything works as before", async (
     assert.match(text, /Plans are changed by us/);
   });
 });
+
+dbTest(
+  "billing: Stripe unreachable is 503 for a webhook (delivered again) and a clear error",
+  async (db, t) => {
+    const stripe = await startLocalStripe();
+    const app = webTestApp(db, { env: stripe.env });
+    const kim = await customer(app, "kim");
+    const events = stripe.completeCheckout(sessionIdOf(await startCheckout(kim, "pro")));
+    await stripe.close();
+    await t.step("the webhook answers 503 and does not count the event as seen", async () => {
+      const answer = await deliver(app, stripe, events[0]);
+      assert.equal(answer.status, 503);
+      assert.equal(answer.body.error, "service_unavailable");
+      const [row] = await db.sql`select count(*)::int as n from billing_events`;
+      assert.equal(row.n, 0);
+      assert.equal((await planOf(app, kim)).plan, "free");
+    });
+    await t.step(
+      "an upgrade click answers the dashboard with an error, nothing charged",
+      async () => {
+        const page = await kim.browser.get("/account");
+        const answer = await kim.browser.post("/account/billing/portal", {
+          csrf: csrfIn(page.text),
+        });
+        assert.equal(answer.response.status, 503);
+        assert.match(answer.text, /Stripe could not be reached/);
+      },
+    );
+  },
+);
