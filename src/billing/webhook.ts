@@ -14,6 +14,7 @@ import { PLAN_LIMITS, PLAN_NAMES } from "../platform/plans.ts";
 import type { Billing } from "./billing.ts";
 import { type Stripe, webhookCrypto } from "./stripe.ts";
 import { billingOfCustomer, claimEvent, releaseEvent } from "./store.ts";
+import { isLive } from "./state.ts";
 import type { Sql } from "../db/open.ts";
 
 /** The events the endpoint applies; Stripe's endpoint should send exactly these. */
@@ -131,7 +132,10 @@ export function createBillingWebhook(deps: WebhookDeps) {
     const record = await billingOfCustomer(sql, customerId);
     if (!record || record.lastInvoiceId !== invoiceId || record.lastPayment !== "failed") return;
     const plan = record.paidPlan ? PLAN_NAMES[record.paidPlan] : "paid";
-    const next = record.nextPaymentAttempt
+    const next = !isLive(record.subscriptionStatus)
+      ? `Stripe has stopped trying, and the subscription has ended: the account is on the Free ` +
+        `plan (${PLAN_LIMITS.free} calls a month) now. You can subscribe again from your account.`
+      : record.nextPaymentAttempt
       ? `Stripe will try again on ${day(record.nextPaymentAttempt)}; you keep the ${plan} plan ` +
         "meanwhile."
       : `Stripe will not try again. Unless it is paid, the subscription ends and the account ` +

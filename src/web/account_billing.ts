@@ -60,6 +60,17 @@ function renewalLine(record: BillingRecord): SafeHtml {
   }.</p>`;
 }
 
+/** A subscription that ended (cancelled, or after the last failed retry); nothing before one. */
+function endedLine(record: BillingRecord | undefined): SafeHtml {
+  if (!record?.subscriptionId) return html``;
+  return html`
+    <p
+      id="billing-renewal">Your subscription has ended${record.lastPayment === "failed"
+        ? " after its payment failed"
+        : ""}; the account is on the plan shown above.</p>
+  `;
+}
+
 function paymentLine(record: BillingRecord): SafeHtml {
   if (record.lastPayment === "paid") {
     return record.lastPaymentAt
@@ -117,9 +128,9 @@ export async function planSection(
 ): Promise<SafeHtml> {
   const { account, usage, csrf, billing } = options;
   const planName = PLAN_NAMES[account.plan];
+  const limit = calls(usage.limit);
   const summary = html`
-    <p>Plan: <strong id="current-plan">${planName}</strong>, ${calls(usage.limit)} calls a
-    month.</p>
+    <p>Plan: <strong id="current-plan">${planName}</strong>, ${limit} calls a month.</p>
     <p><meter id="usage-meter" min="0" max="${usage.limit}" value="${usage.used}">${usage
       .used}</meter></p>
     <p id="usage"><strong>${usage.used}</strong> of ${usage.limit} calls used this month,
@@ -143,8 +154,8 @@ export async function planSection(
       `
       : html``;
     manage = html`
-      ${live ? renewalLine(record) : ""}
-      ${record ? paymentLine(record) : ""}
+      ${live ? renewalLine(record) : endedLine(record)}
+      ${live ? paymentLine(record) : ""}
       ${live ? html`` : upgradeForms(account.plan, prices, csrf)}
       ${portal}
       <p class="muted">All your keys share this quota, on REST and MCP alike.</p>

@@ -256,7 +256,14 @@ dbTest(
       await t.step("when Stripe cancels after the last retry, the account is Free", async () => {
         await deliverAll(app, stripe, stripe.endAfterFailures(subscription));
         assert.deepEqual(await planOf(app, dan), { plan: "free", limit: 20 });
-        assert.match(app.outbox.at(-1)!.text, /Stripe will not try again/);
+        assert.match(
+          app.outbox.at(-1)!.text,
+          /the subscription has ended: the account is on the Free/,
+        );
+        const { text } = await dan.browser.get("/account");
+        assert.match(text, /Your subscription has ended after its payment failed/);
+        assert.doesNotMatch(text, /role="alert"/);
+        assert.match(text, /Upgrade to Pro/);
       });
     });
   },
