@@ -24,6 +24,7 @@ import { createUsageMail } from "./src/accounts/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
 import { listSurfaces } from "./src/surfaces.ts";
+import { setUpBilling } from "./src/billing/setup.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -95,6 +96,14 @@ export function buildHandler(
   const usageMail = options.usageMail
     ? createUsageMail({ sql: db.sql, mailer, publicBaseUrl: config.publicBaseUrl })
     : undefined;
+  // Stripe Billing when STRIPE_* is configured; its mails go through the web's mailer (an outbox
+  // in tests).
+  const billing = setUpBilling(config.stripe, {
+    sql: db.sql,
+    publicBaseUrl: config.publicBaseUrl,
+    mailer: options.web?.mailer ?? mailer,
+    log: options.web?.log,
+  });
   const urlPolicy = { allow: config.webhookAllow };
   const watches = createWatchService(db.sql, { publicBaseUrl: config.publicBaseUrl, urlPolicy });
   // Started by requests too: on Deno Deploy only requests wake the isolate.
@@ -127,6 +136,7 @@ export function buildHandler(
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
       oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
+      billing,
       ...options.web,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),

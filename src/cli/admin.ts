@@ -11,6 +11,7 @@ import { ACCOUNT_COMMANDS, ACCOUNT_GROUPS } from "./account_commands.ts";
 import { CONTENT_COMMANDS, MIGRATE_COMMAND } from "./content_commands.ts";
 import { WATCH_COMMANDS } from "./watch_commands.ts";
 import { OAUTH_COMMANDS, OAUTH_GROUPS } from "./oauth_commands.ts";
+import { BILLING_COMMANDS, BILLING_GROUPS } from "./billing_commands.ts";
 
 /** Where the CLI reads its environment and writes its output; tests pass their own. */
 export interface AdminIo {
@@ -28,8 +29,9 @@ const CLI: CommandSet = {
     ...CONTENT_COMMANDS,
     ...WATCH_COMMANDS,
     ...OAUTH_COMMANDS,
+    ...BILLING_COMMANDS,
   ],
-  groups: { ...ACCOUNT_GROUPS, ...OAUTH_GROUPS },
+  groups: { ...ACCOUNT_GROUPS, ...OAUTH_GROUPS, ...BILLING_GROUPS },
 };
 
 /** Runs one CLI command and returns its exit code: 0 done, 1 refused or failed, 2 usage error. */

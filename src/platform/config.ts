@@ -37,6 +37,12 @@ export interface Config {
   readonly deliveryConcurrency: number;
   /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
   readonly bodyTimeoutMs: number;
+  /**
+   * Stripe Billing (src/billing/): set when all of STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET,
+   * STRIPE_PRICE_PRO and STRIPE_PRICE_BUSINESS are; undefined turns billing off (the operator
+   * changes plans with `admin account plan`).
+   */
+  readonly stripe: StripeConfig | undefined;
   /** PostgreSQL pool of the service. */
   readonly db: {
     /** Connections at most, per instance. */
@@ -56,6 +62,35 @@ export interface Config {
      */
     readonly searchConcurrency: number;
   };
+}
+
+/** Stripe's keys and the price of each paid plan. */
+export interface StripeConfig {
+  /** `sk_...` or a restricted `rk_...` key. */
+  readonly secretKey: string;
+  /** The webhook endpoint's signing secret, `whsec_...`. */
+  readonly webhookSecret: string;
+  /** The recurring monthly price (`price_...`) of each paid plan. */
+  readonly prices: { readonly pro: string; readonly business: string };
+  /**
+   * Tests only (STRIPE_API_BASE): the address of a local server standing in for api.stripe.com.
+   * Refused unless it is a loopback http(s) address.
+   */
+  readonly apiBase: URL | undefined;
+}
+
+const STRIPE_VARIABLES = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_PRICE_PRO",
+  "STRIPE_PRICE_BUSINESS",
+] as const;
+
+function stripeId(prefixes: string[], what: string) {
+  const shape = new RegExp(`^(${prefixes.join("|")})[A-Za-z0-9_]+$`);
+  const message = `must be ${what} (starting with ${prefixes.join(" or ")})`;
+  return z.string().trim().transform((v) => v || undefined)
+    .pipe(z.string().regex(shape, message).optional()).optional();
 }
 
 const flag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
@@ -83,6 +118,11 @@ const EnvSchema = z.object({
   WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
   OAUTH_CIMD_ALLOW_LOOPBACK: z.string().trim().toLowerCase().pipe(flag).default(false),
   WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
+  STRIPE_SECRET_KEY: stripeId(["sk_", "rk_"], "a Stripe secret or restricted key"),
+  STRIPE_WEBHOOK_SECRET: stripeId(["whsec_"], "a Stripe webhook signing secret"),
+  STRIPE_PRICE_PRO: stripeId(["price_"], "a Stripe price id"),
+  STRIPE_PRICE_BUSINESS: stripeId(["price_"], "a Stripe price id"),
+  STRIPE_API_BASE: z.url().optional(),
   BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
     .default(10_000),
 });
@@ -90,6 +130,52 @@ const EnvSchema = z.object({
 function count(message: string, min: number, max: number) {
   return z.string().trim().regex(/^\d+$/, `must be ${message}`).transform(Number)
     .pipe(z.number().int().min(min, `must be ${message}`).max(max, `must be ${message}`));
+}
+
+/**
+ * The Stripe settings: all four variables or none (an empty value counts as unset), so that a
+ * half-configured deployment stops at start instead of failing at a customer's first click.
+ */
+function stripeConfig(
+  env: Record<string, string | undefined>,
+  e: z.infer<typeof EnvSchema>,
+): StripeConfig | undefined {
+  const given = STRIPE_VARIABLES.filter((name) => env[name]?.trim());
+  if (given.length === 0) {
+    if (e.STRIPE_API_BASE) {
+      throw new Error("Invalid configuration: STRIPE_API_BASE: set only with the STRIPE_* keys");
+    }
+    return undefined;
+  }
+  const missing = STRIPE_VARIABLES.filter((name) => !given.includes(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `Invalid configuration: ${missing.join(", ")}: must be set too (billing needs all of ` +
+        `${STRIPE_VARIABLES.join(", ")}, or none of them to turn it off)`,
+    );
+  }
+  if (e.STRIPE_PRICE_PRO === e.STRIPE_PRICE_BUSINESS) {
+    throw new Error(
+      "Invalid configuration: STRIPE_PRICE_BUSINESS: must differ from STRIPE_PRICE_PRO",
+    );
+  }
+  let apiBase: URL | undefined;
+  if (e.STRIPE_API_BASE) {
+    apiBase = new URL(e.STRIPE_API_BASE);
+    // A stand-in for Stripe is for tests on this machine; never a way to send the secret key
+    // to another host.
+    if (!/^https?:$/.test(apiBase.protocol) || !isLoopbackHost(apiBase.hostname)) {
+      throw new Error(
+        "Invalid configuration: STRIPE_API_BASE: tests only, a loopback http(s) address",
+      );
+    }
+  }
+  return Object.freeze({
+    secretKey: e.STRIPE_SECRET_KEY!,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+    prices: Object.freeze({ pro: e.STRIPE_PRICE_PRO!, business: e.STRIPE_PRICE_BUSINESS! }),
+    apiBase,
+  });
 }
 
 /** Reads and validates the configuration; throws a readable error naming every bad variable. */
@@ -120,6 +206,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     );
   }
   return Object.freeze({
+    stripe: stripeConfig(env, e),
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,

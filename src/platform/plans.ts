@@ -9,6 +9,16 @@ export type Plan = (typeof PLANS)[number];
 /** Monthly call limits by plan; the count resets at 00:00 UTC on the 1st. */
 export const PLAN_LIMITS: Record<Plan, number> = { free: 20, pro: 1000, business: 5000 };
 
+/**
+ * Monthly list prices in US cents (the specification's). With Stripe Billing on, what a customer
+ * pays is the Stripe price of the plan (billing/prices.ts reads it once and warns when it differs
+ * from this table); without it this table is what the pages show.
+ */
+export const PLAN_PRICES: Record<Plan, number> = { free: 0, pro: 2000, business: 5000 };
+
+/** The name of a plan as pages and mails show it. */
+export const PLAN_NAMES: Record<Plan, string> = { free: "Free", pro: "Pro", business: "Business" };
+
 /** An account's position in its monthly quota (after the current call's charge, if any). */
 export interface UsageState {
   limit: number;

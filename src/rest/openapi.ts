@@ -18,6 +18,17 @@ import {
 } from "../catalog/schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";
+import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
+import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
+
+/** The plans in one sentence, from the table the quota uses (with the list prices). */
+function plansSentence(): string {
+  const plans = PLANS.map((p) =>
+    `${PLAN_NAMES[p]}: ${PLAN_LIMITS[p].toLocaleString("en-US")} calls a month, ` +
+    formatPrice(LIST_PRICES.prices[p])
+  );
+  return `Plans: ${plans.join("; ")}.`;
+}
 
 type JsonSchema = Record<string, unknown>;
 
@@ -142,7 +153,7 @@ function build(): JsonSchema {
       version: "1.0.0",
       description: "Read-only access to AI-scored business opportunities mined from online " +
         "communities, and blog analyses of validated ones. One key and one monthly quota for " +
-        "REST and the MCP endpoint at /mcp/.",
+        "REST and the MCP endpoint at /mcp/. " + plansSentence(),
     },
     servers: [{ url: "/" }],
     security: [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }, { Bearer: [] }],

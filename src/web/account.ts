@@ -42,6 +42,7 @@ import {
   type WatchExtra,
 } from "./account_watches.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
+import { BILLING_NOTICES, createBillingForms, planSection } from "./account_billing.ts";
 import { checkCsrf, cookie, hashToken, isCrossSite, isLocalhost, readCookies } from "./security.ts";
 
 export { type AccountSettings, DEFAULT_SETTINGS } from "./account_common.ts";
@@ -53,6 +54,7 @@ const DONE_NOTICES = new Map([
   ["emails-off", "Usage e-mails are off. The dashboard still warns you at 80% and 100%."],
   ["emails-on", "Usage e-mails are on: we write at 80% and at 100% of the month's calls."],
   ...WATCH_NOTICES,
+  ...BILLING_NOTICES,
 ]);
 
 /** Builds the account area's request handler for paths under /account. */
@@ -88,7 +90,6 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
     const contact = deps.contactEmail
       ? html`<a href="mailto:${deps.contactEmail}">contact us</a>`
       : html`contact us (reply to any mail we sent you)`;
-    const planName = account.plan[0].toUpperCase() + account.plan.slice(1);
     const created = extra.created
       ? html`
         <section class="card warning" aria-labelledby="new-key-title">
@@ -112,19 +113,7 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
       ${created}
       ${extra.watch?.made ? madeWatchCard(extra.watch.made) : ""}
       ${usageBanner(usage)}
-      <section class="card" aria-labelledby="usage-title">
-        <h2 id="usage-title">Plan and usage</h2>
-        <p>Plan: <strong>${planName}</strong>, ${usage.limit.toLocaleString(
-          "en-US",
-        )} calls a month.</p>
-        <p><meter id="usage-meter" min="0" max="${usage.limit}" value="${usage.used}">${usage
-          .used}</meter></p>
-        <p id="usage"><strong>${usage.used}</strong> of ${usage.limit} calls used this month,
-      ${usage.remaining} left. The count resets on
-      <time datetime="${usage.reset_at}">${formatDate(usage.reset_at)}</time> at 00:00 UTC.</p>
-        <p class="muted">All your keys share this quota, on REST and MCP alike. To change your plan
-      (Pro: 1,000 calls, Business: 5,000), ${contact}; plan changes are made by our team.</p>
-      </section>
+      ${await planSection({ account, usage, csrf, billing: deps.billing, contact })}
       ${usageSection(usage, { emails, csrf })}
       <section class="card" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
@@ -143,10 +132,14 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
       ${watches}
     `;
     const head = extra.created ? html`<script src="/assets/copy.js" defer></script>` : undefined;
-    return respond(
-      extra.status ?? 200,
-      page({ title: "Your account · Opportunity Intelligence", body, head }),
-    );
+    return {
+      ...respond(
+        extra.status ?? 200,
+        page({ title: "Your account · Opportunity Intelligence", body, head }),
+      ),
+      // The billing forms answer with a redirect to Stripe, which form-action must allow.
+      formAction: deps.billing?.formAction,
+    };
   }
 
   function keyTable(keys: ApiKeyInfo[], csrf: SafeHtml): SafeHtml {
@@ -274,6 +267,8 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
     });
   }
 
+  const billingForms = createBillingForms({ ...deps, dashboard, signedInForm });
+
   async function signOut(visit: Visit): Promise<AccountResponse> {
     const checked = await signedInForm(visit);
     if ("status" in checked) return checked;
@@ -300,6 +295,8 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
         if (!isGet) return methodNotAllowed("GET, HEAD");
         const current = await session(visit);
         if (!current) return await landing(visit);
+        const checkout = url.searchParams.get("checkout");
+        if (checkout !== null && deps.billing) return await billingForms.back(current, checkout);
         const notice = DONE_NOTICES.get(url.searchParams.get("done") ?? "");
         return await dashboard(current, { notice });
       }
@@ -330,6 +327,10 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
       case "/account/signout":
         if (!isPost) return methodNotAllowed("POST");
         return await signOut(visit);
+      case "/account/billing/checkout":
+      case "/account/billing/portal":
+        if (!isPost) return methodNotAllowed("POST");
+        return await billingForms.post(visit, path.endsWith("portal") ? "portal" : "checkout");
       default: {
         const action = path.startsWith("/account/watches")
           ? path.slice("/account/watches".length).replace(/^\//, "")

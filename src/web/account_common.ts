@@ -9,6 +9,7 @@ import { html, page, type SafeHtml } from "./html.ts";
 import type { Mailer } from "../platform/mailer.ts";
 import { cookie, csrfTokenFor, randomToken } from "./security.ts";
 import type { WatchService } from "../watches/service.ts";
+import type { Billing } from "../billing/billing.ts";
 
 export const SESSION_COOKIE = "oi_session";
 export const CSRF_COOKIE = "oi_csrf";
@@ -54,6 +55,8 @@ export interface AccountDeps {
   log: (entry: Record<string, unknown>) => void;
   /** The watch operations; without them the dashboard has no Watches section. */
   watches?: WatchService;
+  /** Stripe Billing; without it the dashboard says how to ask for a plan change. */
+  billing?: Billing;
 }
 
 /** A page of the account area, before the common headers are added. */

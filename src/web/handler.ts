@@ -5,7 +5,7 @@
  * other one; the app tries it last, after /healthz, /mcp and /api/v1, and answers 404 JSON then.
  */
 import { redactKeys } from "../platform/request_log.ts";
-import { MethodNotAllowedError } from "../platform/errors.ts";
+import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
 import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
@@ -22,6 +22,12 @@ import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 import { createWatchService, type WatchService } from "../watches/service.ts";
 import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
+import type { BillingSetup } from "../billing/setup.ts";
+import { LIST_PRICES } from "../billing/prices.ts";
+import { json } from "../platform/responses.ts";
+
+/** Where Stripe sends its events (configured on Stripe's webhook endpoint). */
+export const BILLING_WEBHOOK_PATH = "/billing/webhook";
 
 export type { Offering, Surfaces } from "./home.ts";
 
@@ -51,6 +57,11 @@ export interface WebDeps {
    * composition root reads them from the other edges); without it the table is empty.
    */
   surfaces?: Surfaces;
+  /**
+   * Stripe Billing (src/billing/setup.ts): the dashboard's upgrade and Billing buttons and the
+   * webhook at /billing/webhook. Without it plans are changed by the operator.
+   */
+  billing?: BillingSetup;
   /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
   oauth?: {
     documents?: DocumentPolicy;
@@ -90,7 +101,8 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 function isWebPath(path: string): boolean {
   return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
     path.startsWith("/blog/") || path === "/account" ||
-    path.startsWith("/account/") || path in ASSETS || isOAuthPath(path);
+    path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
+    path === BILLING_WEBHOOK_PATH;
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -136,12 +148,21 @@ export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
   const cache = createPageCache();
   const clientIp = deps.clientIp ?? defaultIp;
-  // The home page changes only with a deployment: rendered once, on first use.
+  // The home page changes only with a deployment (and Stripe's prices, read once): rendered once,
+  // on first use, and again while Stripe's prices could not be read.
   let home: Promise<Rendered> | undefined;
   const homePage = () =>
-    home ??= staticPage(
-      renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }),
-    );
+    home ??= (async () => {
+      const prices = deps.billing ? await deps.billing.billing.priceList() : LIST_PRICES;
+      const rendered = staticPage(
+        renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
+          prices,
+          selfServe: deps.billing !== undefined,
+        }),
+      );
+      if (deps.billing && prices.source !== "stripe") home = undefined;
+      return await rendered;
+    })();
   let docs: Promise<Rendered> | undefined;
   const docsPage = () => docs ??= staticPage(renderDocs());
   const account = createAccountArea({
@@ -155,6 +176,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     watches: deps.watches ??
       createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
     documents: deps.oauth?.documents,
+    billing: deps.billing?.billing,
   });
   const oauth = createOAuthEndpoints({
     sql: deps.sql,
@@ -163,6 +185,17 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     registrationsPerHour: deps.oauth?.registrationsPerHour,
     documentFetchesPerHour: deps.oauth?.documentFetchesPerHour,
   });
+
+  /** Stripe's events: the raw bytes (read within the body deadline and bound by the app). */
+  async function billingWebhook(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return errorResponse(new MethodNotAllowedError(request.method, "POST"));
+    }
+    if (!deps.billing) return errorResponse(new NotFoundError("Billing is not configured"));
+    const body = new Uint8Array(await request.arrayBuffer());
+    const answer = await deps.billing.webhook(body, request.headers.get("stripe-signature"));
+    return json(answer.status, answer.body);
+  }
 
   async function serve(
     request: Request,
@@ -183,6 +216,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       });
     }
     if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
+    if (path === BILLING_WEBHOOK_PATH) return await billingWebhook(request);
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
       // The security headers win over the page's own; a page may only name one more place its

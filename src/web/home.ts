@@ -8,7 +8,15 @@
  */
 import { OPERATIONS } from "../accounts/admission.ts";
 import type { OperationName } from "../accounts/operations.ts";
-import { type Plan, PLAN_LIMITS, PLAN_RANK, PLANS, WATCH_LIMITS } from "../platform/plans.ts";
+import {
+  type Plan,
+  PLAN_LIMITS,
+  PLAN_NAMES,
+  PLAN_RANK,
+  PLANS,
+  WATCH_LIMITS,
+} from "../platform/plans.ts";
+import { formatPrice, LIST_PRICES, type PriceList } from "../billing/prices.ts";
 import { escapeHtml, html, page, SafeHtml } from "./html.ts";
 
 /** The name of the stdio package on npm (a test checks it against npm-stdio/package.json). */
@@ -42,16 +50,19 @@ export interface Surfaces {
   mcp: McpToolEntry[];
 }
 
-const PLAN_NAMES: Record<Plan, string> = { free: "Free", pro: "Pro", business: "Business" };
-
 function calls(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-function planHeader(plan: Plan): SafeHtml {
-  return html`<th scope="col">${PLAN_NAMES[plan]}<span class="plan-calls">${
-    calls(PLAN_LIMITS[plan])
-  } calls a month</span></th>`;
+function planHeader(plan: Plan, prices: PriceList): SafeHtml {
+  return html`
+    <th
+      scope="col">${PLAN_NAMES[plan]}<span class="plan-calls">${calls(
+        PLAN_LIMITS[plan],
+      )} calls a month</span><span class="plan-calls plan-price">${formatPrice(
+        prices.prices[plan],
+      )}</span></th>
+  `;
 }
 
 /** Text that may wrap after a slash or an underscore, so that paths fit a narrow screen. */
@@ -119,7 +130,7 @@ ${cells}
 </tr>`;
 }
 
-function plansTable(surfaces: Surfaces): SafeHtml {
+function plansTable(surfaces: Surfaces, prices: PriceList): SafeHtml {
   const names: Offering[] = [...Object.keys(OPERATIONS) as OperationName[], "watch"];
   const rows = names.map((name) => offeringRow(name, surfaces)).filter((r) => r !== undefined);
   return html`
@@ -127,7 +138,7 @@ function plansTable(surfaces: Surfaces): SafeHtml {
       <table class="plans">
         <caption>What each plan includes: REST endpoints and MCP tools, and what a call costs</caption>
         <thead>
-          <tr><th scope="col">Endpoint or tool</th>${PLANS.map(planHeader)}</tr>
+          <tr><th scope="col">Endpoint or tool</th>${PLANS.map((p) => planHeader(p, prices))}</tr>
         </thead>
         <tbody>
     ${rows}
@@ -174,8 +185,24 @@ function remoteConfig(base: string): string {
   );
 }
 
-/** The home page, for a service whose public address is `base` (no trailing slash). */
-export function renderHome(base: string, surfaces: Surfaces): string {
+/**
+ * The home page, for a service whose public address is `base` (no trailing slash). `prices` are
+ * the plans' monthly prices (Stripe's when billing is on); `selfServe` says whether customers
+ * change plans themselves (Stripe Billing) or ask us.
+ */
+export function renderHome(
+  base: string,
+  surfaces: Surfaces,
+  options: { prices?: PriceList; selfServe?: boolean } = {},
+): string {
+  const prices = options.prices ?? LIST_PRICES;
+  const change = options.selfServe
+    ? html`
+      Upgrade, change your card or cancel yourself from your
+          <a
+        href="/account">account</a> (payment by card through Stripe); an upgrade takes effect at once.
+    `
+    : html`Plans are changed by us: ask from your <a href="/account">account</a>.`;
   const free = PLAN_LIMITS.free;
   const curl = `curl -H "X-API-Key: $OPPINTEL_API_KEY" \\\n  "${base}/api/v1/overview"`;
   const body = html`
@@ -197,9 +224,8 @@ export function renderHome(base: string, surfaces: Surfaces): string {
     <section>
       <h2 id="plans-title">Plans</h2>
       <p>The quota counts calls of both surfaces together and resets at 00:00 UTC on the 1st of
-    each month. Only successful calls count; errors never do. Plans are changed by us: ask from
-    your <a href="/account">account</a>.</p>
-      ${plansTable(surfaces)}
+    each month. Only successful calls count; errors never do. ${change}</p>
+      ${plansTable(surfaces, prices)}
     </section>
 
     <section>

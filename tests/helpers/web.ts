@@ -14,15 +14,16 @@ export interface WebTestApp {
   outbox: MailMessage[];
   logs: Record<string, unknown>[];
   base: string;
+  sql: TestDb["sql"];
 }
 
 /** The composed handler on `db`, its outbox and its log, with `base` as the public address. */
 export function webTestApp(
   db: TestDb,
-  options: { base?: string; web?: Partial<WebDeps> } = {},
+  options: { base?: string; web?: Partial<WebDeps>; env?: Record<string, string> } = {},
 ): WebTestApp {
   const base = options.base ?? "http://localhost:8000";
-  const config = readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: base });
+  const config = readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: base, ...options.env });
   const outbox: MailMessage[] = [];
   const logs: Record<string, unknown>[] = [];
   const handler = buildHandler(db.database, config, {
@@ -44,6 +45,7 @@ export function webTestApp(
     outbox,
     logs,
     base,
+    sql: db.sql,
   };
 }
 

@@ -7,6 +7,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, testApp } from "../helpers/app.ts";
+import { openApiDocument } from "../../src/rest/openapi.ts";
+import { PLAN_LIMITS, PLAN_NAMES, PLAN_PRICES, PLANS } from "../../src/platform/plans.ts";
 
 dbTest("every documented answer validates against its OpenAPI schema", async (db, t) => {
   const app = testApp(db);
@@ -54,4 +56,13 @@ dbTest("every documented answer validates against its OpenAPI schema", async (db
     const validate = ajv.compile(documented.content["application/json"].schema);
     assert.ok(validate(await res.json()), JSON.stringify(validate.errors));
   });
+});
+
+Deno.test("openApiDocument: the description lists the plans from the quota's table", () => {
+  const description = String((openApiDocument().info as { description: string }).description);
+  for (const plan of PLANS) {
+    const calls = PLAN_LIMITS[plan].toLocaleString("en-US");
+    const price = PLAN_PRICES[plan] === 0 ? "free" : `${PLAN_PRICES[plan] / 100} USD a month`;
+    assert.ok(description.includes(`${PLAN_NAMES[plan]}: ${calls} calls a month, ${price}`), plan);
+  }
 });

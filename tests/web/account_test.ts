@@ -100,7 +100,7 @@ dbTest("account area: sign up, verify, create a key, use it, revoke it", async (
     const { response, text } = await browser.get("/account");
     assert.equal(response.status, 200);
     assert.match(text, /Signed in as <strong>Ada@Example.com<\/strong>/);
-    assert.match(text, /Plan: <strong>Free<\/strong>, 20 calls a month/);
+    assert.match(text, /Plan: <strong[^>]*>Free<\/strong>, 20 calls a month/);
     assert.match(text, /<strong>0<\/strong> of 20 calls used this month/);
     assert.match(text, /You have no keys yet/);
     assert.match(text, /contact us/);

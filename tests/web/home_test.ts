@@ -3,7 +3,15 @@ import { HtmlValidate } from "html-validate";
 import { OPERATIONS } from "../../src/accounts/admission.ts";
 import type { OperationName } from "../../src/accounts/operations.ts";
 import { TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
-import { PLAN_LIMITS, PLAN_RANK, PLANS, WATCH_LIMITS } from "../../src/platform/plans.ts";
+import {
+  PLAN_LIMITS,
+  PLAN_NAMES,
+  PLAN_PRICES,
+  PLAN_RANK,
+  PLANS,
+  WATCH_LIMITS,
+} from "../../src/platform/plans.ts";
+import { LIST_PRICES } from "../../src/billing/prices.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
 import { listSurfaces } from "../../src/surfaces.ts";
 import { renderHome, STDIO_NODE, STDIO_PACKAGE } from "../../src/web/home.ts";
@@ -50,6 +58,24 @@ Deno.test("renderHome: the plans are the price list and the tier table", async (
       const calls = PLAN_LIMITS[plan].toLocaleString("en-US");
       assert.match(textOf(head), new RegExp(`${calls} calls a month`), plan);
     }
+  });
+
+  await t.step("each plan's price comes from PLAN_PRICES, or from Stripe's prices", () => {
+    const head = textOf(/<thead>([\s\S]*?)<\/thead>/.exec(page)?.[1] ?? "");
+    for (const plan of PLANS) {
+      const price = PLAN_PRICES[plan] === 0 ? "free" : `${PLAN_PRICES[plan] / 100} USD a month`;
+      assert.match(head, new RegExp(`${PLAN_NAMES[plan]} [\\d,]+ calls a month ${price}`), plan);
+    }
+    const stripe = renderHome(BASE, surfaces, {
+      prices: {
+        source: "stripe",
+        prices: { ...LIST_PRICES.prices, pro: { amount: 1950, currency: "EUR" } },
+      },
+      selfServe: true,
+    });
+    assert.match(textOf(stripe), /Pro 1,000 calls a month 19\.50 EUR a month/);
+    assert.match(textOf(stripe), /Upgrade, change your card or cancel yourself/);
+    assert.match(textOf(page), /Plans are changed by us/);
   });
 
   await t.step("every REST endpoint and MCP tool has a row, marked by its tier", () => {

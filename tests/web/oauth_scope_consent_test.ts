@@ -190,7 +190,8 @@ dbTest("sql/0011: grants and tokens made before it hold catalog only", async (db
       returning id`;
     await sql`insert into oauth_tokens (token_hash, grant_id, kind, expires_at)
       values (${"a".repeat(64)}, ${grant.id}, 'access', now() + interval '1 hour')`;
-    assert.deepEqual(await migrate(sql, all), [11]);
+    // Up to 0011 only: later migrations are not this test's subject.
+    assert.deepEqual(await migrate(sql, all.filter((m) => m.version <= 11)), [11]);
     const [row] = await sql<{ grant: string; token: string }[]>`
       select g.scope as grant, t.scope as token
       from oauth_grants g join oauth_tokens t on t.grant_id = g.id`;

@@ -1,0 +1,206 @@
+/**
+ * Stripe's webhook events, at POST /billing/webhook: the signature is checked by the library over
+ * the exact bytes received (with its 5-minute timestamp tolerance), each event id is applied once,
+ * and every event that touches a subscription syncs its customer (billing.ts: the state is read
+ * back from Stripe, so order does not matter). A failed payment mails the account's owner; the
+ * plan stays while Stripe retries and drops to Free only when Stripe ends the subscription.
+ *
+ * Answers: 200 when the event is applied, ignored or seen before; 400 for a missing, forged or
+ * stale signature or a body that is no event (nothing is changed); 503 when Stripe or the database
+ * could not be reached, so that Stripe delivers the event again later.
+ */
+import type { Mailer } from "../platform/mailer.ts";
+import { PLAN_LIMITS, PLAN_NAMES } from "../platform/plans.ts";
+import type { Billing } from "./billing.ts";
+import { type Stripe, webhookCrypto } from "./stripe.ts";
+import { billingOfCustomer, claimEvent, releaseEvent } from "./store.ts";
+import { isLive } from "./state.ts";
+import type { Sql } from "../db/open.ts";
+
+/** The events the endpoint applies; Stripe's endpoint should send exactly these. */
+export const BILLING_EVENTS = [
+  "checkout.session.completed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+] as const;
+
+/** Seconds a signature's timestamp may be old: the library's default, Stripe's advice. */
+export const SIGNATURE_TOLERANCE_S = 300;
+
+/** What the webhook needs. */
+export interface WebhookDeps {
+  sql: Sql;
+  stripe: Stripe;
+  billing: Billing;
+  webhookSecret: string;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+/** The answer to a delivery. */
+export interface WebhookAnswer {
+  status: 200 | 400 | 503;
+  body: Record<string, unknown>;
+}
+
+interface EventObject {
+  id?: unknown;
+  object?: unknown;
+  customer?: unknown;
+  client_reference_id?: unknown;
+}
+
+function customerIdOf(object: EventObject): string | undefined {
+  const customer = object.customer;
+  if (typeof customer === "string") return customer;
+  if (
+    customer && typeof customer === "object" &&
+    typeof (customer as { id?: unknown }).id === "string"
+  ) {
+    return (customer as { id: string }).id;
+  }
+  return undefined;
+}
+
+/** Builds the webhook handler: `(raw body, Stripe-Signature header) -> answer`. */
+export function createBillingWebhook(deps: WebhookDeps) {
+  const { sql, log } = deps;
+
+  async function verified(body: Uint8Array, signature: string | null) {
+    if (!signature) return undefined;
+    try {
+      return await deps.stripe.webhooks.constructEventAsync(
+        body,
+        signature,
+        deps.webhookSecret,
+        SIGNATURE_TOLERANCE_S,
+        webhookCrypto,
+      );
+    } catch (error) {
+      // A forged, stale or malformed signature, or a signed body that is not JSON.
+      log({ level: "warn", message: "Stripe webhook refused", error: String(error).slice(0, 200) });
+      return undefined;
+    }
+  }
+
+  /** Applies one verified event; returns what it did, for the answer and the log. */
+  async function apply(event: Stripe.Event): Promise<string> {
+    const object = (event.data?.object ?? {}) as EventObject;
+    const customerId = customerIdOf(object);
+    if (!customerId) return "no customer";
+    const record = await billingOfCustomer(sql, customerId);
+    if (!record) {
+      log({
+        level: "warn",
+        message: "Stripe event for an unknown customer: nothing changed",
+        event: event.id,
+        type: event.type,
+        customer: customerId,
+      });
+      return "unknown customer";
+    }
+    if (
+      event.type === "checkout.session.completed" &&
+      object.client_reference_id !== String(record.accountId)
+    ) {
+      // The customer is this account's, but the session names another: apply nothing from it.
+      log({
+        level: "warn",
+        message: "Checkout session bound to another account: nothing changed",
+        event: event.id,
+        customer: customerId,
+        account_id: record.accountId,
+      });
+      return "account mismatch";
+    }
+    const synced = await deps.billing.syncCustomer(customerId);
+    if (event.type === "invoice.payment_failed" && typeof object.id === "string") {
+      await mailFailure(customerId, object.id);
+    }
+    return synced.applied ? "applied" : "older than the state kept";
+  }
+
+  /**
+   * Mails the owner about a failed payment, unless the failure is already old news (the invoice
+   * was paid since, or a newer invoice decides the state).
+   */
+  async function mailFailure(customerId: string, invoiceId: string): Promise<void> {
+    const record = await billingOfCustomer(sql, customerId);
+    if (!record || record.lastInvoiceId !== invoiceId || record.lastPayment !== "failed") return;
+    const plan = record.paidPlan ? PLAN_NAMES[record.paidPlan] : "paid";
+    const next = !isLive(record.subscriptionStatus)
+      ? `Stripe has stopped trying, and the subscription has ended: the account is on the Free ` +
+        `plan (${PLAN_LIMITS.free} calls a month) now. You can subscribe again from your account.`
+      : record.nextPaymentAttempt
+      ? `Stripe will try again on ${day(record.nextPaymentAttempt)}; you keep the ${plan} plan ` +
+        "meanwhile."
+      : `Stripe will not try again. Unless it is paid, the subscription ends and the account ` +
+        `moves to the Free plan (${PLAN_LIMITS.free} calls a month).`;
+    try {
+      await deps.mailer.send({
+        to: record.email,
+        subject: `Your payment for the ${plan} plan failed`,
+        text: [
+          `We could not take the payment for your Opportunity Intelligence ${plan} plan.`,
+          next,
+          "",
+          "To update your card, open your account and choose Billing:",
+          `${deps.publicBaseUrl}/account`,
+        ].join("\n"),
+      });
+    } catch (error) {
+      log({ level: "error", message: "payment failure mail failed", error: String(error) });
+    }
+  }
+
+  return async function handleWebhook(
+    body: Uint8Array,
+    signature: string | null,
+  ): Promise<WebhookAnswer> {
+    const event = await verified(body, signature);
+    if (!event || typeof event.id !== "string" || typeof event.type !== "string") {
+      return {
+        status: 400,
+        body: { error: "invalid_signature", message: "The Stripe signature is not valid" },
+      };
+    }
+    if (!(BILLING_EVENTS as readonly string[]).includes(event.type)) {
+      return { status: 200, body: { received: true, outcome: "ignored" } };
+    }
+    let claimed = false;
+    try {
+      claimed = await claimEvent(sql, event.id, event.type);
+      if (!claimed) return { status: 200, body: { received: true, outcome: "duplicate" } };
+      const outcome = await apply(event);
+      log({ level: "info", message: "Stripe event", event: event.id, type: event.type, outcome });
+      return { status: 200, body: { received: true, outcome } };
+    } catch (error) {
+      // Stripe delivers again later (for up to three days): the event must not count as seen.
+      if (claimed) await releaseEvent(sql, event.id).catch(() => {});
+      log({
+        level: "error",
+        message: "Stripe event failed; Stripe will deliver it again",
+        event: event.id,
+        type: event.type,
+        error: error instanceof Error ? error.stack ?? error.message : String(error),
+      });
+      return {
+        status: 503,
+        body: { error: "service_unavailable", message: "Try again later" },
+      };
+    }
+  };
+}
+
+function day(date: Date): string {
+  return date.toLocaleDateString("en-GB", {
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+}
