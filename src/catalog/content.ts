@@ -14,6 +14,7 @@ import {
   getOpportunity,
   listOpportunityPage,
   toDetail,
+  toListItem,
 } from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
@@ -91,16 +92,14 @@ export function createContent(
             () => countOpportunities(sql, query, context),
           );
         const page = (total?: number) =>
-          cached(
-            version,
-            keyOf("opportunities:page", query),
-            () =>
-              listOpportunityPage(
-                sql,
-                query,
-                total === undefined ? undefined : { total, forcePlans: context.forcePlans },
-              ),
-          );
+          cached(version, keyOf("opportunities:page", query), async () => {
+            const rows = await listOpportunityPage(
+              sql,
+              query,
+              total === undefined ? undefined : { total, forcePlans: context.forcePlans },
+            );
+            return rows.map((row) => toListItem(row, context.publicBaseUrl));
+          });
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
           return { items, total, page: query.page, page_size: query.page_size };
@@ -130,7 +129,7 @@ export function createContent(
     listCategories: (version) => cached(version, "categories", () => listCategories(sql)),
     listTrendingThemes: (version, query) =>
       cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
-    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id)),
+    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
     stats: () => cache.stats(),
   };
 }
