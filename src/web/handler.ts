@@ -12,10 +12,13 @@ import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage, createPageCache, type Rendered } from "./blog.ts";
+import { blogPage } from "./blog.ts";
+import { createPageCache, type Rendered } from "./page_cache.ts";
 import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
+import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
+import { createSitemap, isSitemapPath } from "./sitemap.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
@@ -53,6 +56,8 @@ export interface WebDeps {
    * composition root reads them from the other edges); without it the table is empty.
    */
   surfaces?: Surfaces;
+  /** URLs per sitemap file (the protocol's 50,000 unless a test makes it small). */
+  sitemapMaxUrls?: number;
   /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
   oauth?: {
     documents?: DocumentPolicy;
@@ -91,7 +96,8 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 
 function isWebPath(path: string): boolean {
   return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
-    path.startsWith("/blog/") || path === "/account" ||
+    path.startsWith("/blog/") || isOpportunityPath(path) || isSitemapPath(path) ||
+    path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path);
 }
 
@@ -158,6 +164,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
     documents: deps.oauth?.documents,
   });
+  const sitemap = createSitemap({
+    sql: deps.sql,
+    context: deps.context,
+    staticPaths: ["/", "/blog", "/docs"],
+    maxUrls: deps.sitemapMaxUrls,
+  });
   const oauth = createOAuthEndpoints({
     sql: deps.sql,
     publicBaseUrl: deps.context.publicBaseUrl,
@@ -198,12 +210,28 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs" || path === "/docs/") return docsResponse(request, await docsPage());
-    const rendered = path === "/" ? await homePage() : await blogPage(
-      { sql: deps.sql, context: deps.context, cache },
-      path,
-      url.searchParams,
-    );
-    if (!rendered) return htmlPage(404, "Page not found", "There is no article at this address.");
+    if (isSitemapPath(path)) {
+      const answer = await sitemap(request, path);
+      if (answer) return answer;
+      return htmlPage(404, "Page not found", "There is no sitemap at this address.");
+    }
+    const pages = { sql: deps.sql, context: deps.context, cache };
+    const opportunity = isOpportunityPath(path);
+    const rendered = path === "/"
+      ? await homePage()
+      : opportunity
+      ? await opportunityPage(pages, path)
+      : await blogPage(pages, path, url.searchParams);
+    if (!rendered) {
+      const what = opportunity ? "opportunity" : "article";
+      return htmlPage(404, "Page not found", `There is no ${what} at this address.`);
+    }
+    if (rendered.location) {
+      return new Response(null, {
+        status: rendered.status,
+        headers: { Location: rendered.location, ...securityHeaders("public") },
+      });
+    }
     const headers = {
       "Content-Type": rendered.contentType,
       "Cache-Control": "public, max-age=60",
