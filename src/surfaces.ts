@@ -2,12 +2,13 @@
  * What the two surfaces offer, for the home page's plan table: the REST endpoints as the served
  * OpenAPI document lists them (an operationId of OPERATIONS names its operation; the paths under
  * /api/v1/watches are the watch endpoints) and the MCP tools as `tools/list` shows them (TOOLS,
- * then WATCH_TOOLS). Read here, at the root, because the web edge does not import the other
- * edges. An endpoint that is neither is left out rather than stopping the start;
- * tests/web/home_test.ts fails for it, so the table is extended when an endpoint is added.
+ * then WATCH_TOOLS; search and fetch under each operation they run). Read here, at the root,
+ * because the web edge does not import the other edges. An endpoint that is neither is left out
+ * rather than stopping the start; tests/web/home_test.ts fails for it, so the table is extended
+ * when an endpoint is added.
  */
 import { OPERATIONS } from "./accounts/admission.ts";
-import type { OperationName } from "./accounts/operations.ts";
+import { type OperationName, STANDS_FOR } from "./accounts/operations.ts";
 import { TOOLS, WATCH_TOOLS } from "./mcp/tools.ts";
 import { openApiDocument } from "./rest/openapi.ts";
 import type { Offering, Surfaces } from "./web/handler.ts";
@@ -38,7 +39,12 @@ export function listSurfaces(): Surfaces {
     })
   );
   const mcp = [
-    ...TOOLS.map((tool) => ({ name: tool.name, operation: tool.operation as Offering })),
+    // search and fetch are listed under each operation they stand for.
+    ...TOOLS.flatMap((tool) =>
+      tool.operation === "search" || tool.operation === "fetch"
+        ? STANDS_FOR[tool.operation].map((operation) => ({ name: tool.name, operation }))
+        : [{ name: tool.name, operation: tool.operation as Offering }]
+    ),
     ...WATCH_TOOLS.map((tool) => ({ name: tool.name, operation: "watch" as const })),
   ];
   return { rest, mcp };

@@ -33,6 +33,8 @@ import type {
 
 /** Content operations at a data version. */
 export interface Content {
+  /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
+  publicBaseUrl: string;
   listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
@@ -78,6 +80,7 @@ export function createContent(
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
     cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
   return {
+    publicBaseUrl: context.publicBaseUrl,
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
       // filter too, so paging through a result counts it once. With q the total comes first:
