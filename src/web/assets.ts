@@ -80,6 +80,11 @@ dl.facts dd { margin: 0; }
   dl.facts dd { margin-bottom: 0.5rem; }
 }
 table.scores td { text-align: right; white-space: nowrap; }
+.docs-body table { display: block; overflow-x: auto; }
+.docs-body code { overflow-wrap: anywhere; }
+.docs-body pre code { overflow-wrap: normal; }
+.docs-nav { border-top: 1px solid var(--line); margin-top: 2rem; }
+.docs-nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; }
 `;
 
 /** The copy button's script, served at /assets/copy.js: copies the text of its target. */

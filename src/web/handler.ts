@@ -1,8 +1,10 @@
 /**
- * The public web of the service: the home page (/), the API reference (/docs), article pages
- * (/blog), the account area (/account), OAuth and the watches' pages, and their static files
- * (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for every
- * other one; the app tries it last, after /healthz, /mcp and /api/v1, and answers 404 JSON then.
+ * The public web of the service: the home page (/), the documentation (/docs, each page also as
+ * Markdown, /llms.txt), the API reference (/docs/api), article pages (/blog), opportunity pages
+ * (/opportunities), the sitemap, the MCP server card, the account area (/account), OAuth and the
+ * watches' pages, and their static files (/assets, /docs/assets). `createWebHandler` answers
+ * those paths and returns undefined for every other one; the app tries it last, after /healthz,
+ * /mcp and /api/v1, and answers 404 JSON then.
  */
 import { redactKeys } from "../platform/request_log.ts";
 import { MethodNotAllowedError } from "../platform/errors.ts";
@@ -15,6 +17,15 @@ import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage } from "./blog.ts";
 import { createPageCache, type Rendered } from "./page_cache.ts";
 import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
+import {
+  DOC_PAGES,
+  docOf,
+  llmsFullTxt,
+  llmsTxt,
+  renderDocPage,
+  renderDocsIndex,
+} from "./docs_pages.ts";
+import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
@@ -56,6 +67,8 @@ export interface WebDeps {
    * composition root reads them from the other edges); without it the table is empty.
    */
   surfaces?: Surfaces;
+  /** The MCP server card (src/surfaces.ts); without it its paths answer 404. */
+  serverCard?: Record<string, unknown>;
   /** URLs per sitemap file (the protocol's 50,000 unless a test makes it small). */
   sitemapMaxUrls?: number;
   /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
@@ -94,10 +107,12 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
   return forwarded?.at(-1) ?? defaultIp(request, info);
 }
 
+const LLMS_PATHS = ["/llms.txt", "/llms-full.txt"];
+
 function isWebPath(path: string): boolean {
-  return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
+  return path === "/" || path === "/docs" || path.startsWith("/docs/") || path === "/blog" ||
     path.startsWith("/blog/") || isOpportunityPath(path) || isSitemapPath(path) ||
-    path === "/account" ||
+    LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path);
 }
 
@@ -115,9 +130,12 @@ function htmlPage(status: number, title: string, text: string): Response {
   });
 }
 
-async function staticPage(body: string): Promise<Rendered> {
+async function staticPage(
+  body: string,
+  contentType = "text/html; charset=utf-8",
+): Promise<Rendered> {
   const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
-  return { status: 200, body, contentType: "text/html; charset=utf-8", etag };
+  return { status: 200, body, contentType, etag };
 }
 
 /** /docs: the web's headers, with the one CSP addition of that page (src/web/docs.ts). */
@@ -152,6 +170,25 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     );
   let docs: Promise<Rendered> | undefined;
   const docsPage = () => docs ??= staticPage(renderDocs());
+  // The documentation changes only with a deployment too: each page rendered once, on first use.
+  const base = deps.context.publicBaseUrl;
+  const texts = new Map<string, Promise<Rendered>>();
+  const once = (path: string, render: () => string, type?: string) => {
+    let found = texts.get(path);
+    if (!found) texts.set(path, found = staticPage(render(), type));
+    return found;
+  };
+  const plain = "text/plain; charset=utf-8";
+  function docsSite(path: string): Promise<Rendered> | undefined {
+    if (path === "/docs" || path === "/docs/") return once("/docs", () => renderDocsIndex(base));
+    if (path === "/llms.txt") return once(path, () => llmsTxt(base), plain);
+    if (path === "/llms-full.txt") return once(path, () => llmsFullTxt(base), plain);
+    const doc = docOf(path);
+    if (!doc) return undefined;
+    return doc.markdown
+      ? once(path, () => doc.page.markdown, "text/markdown; charset=utf-8")
+      : once(path, () => renderDocPage(doc.page, base));
+  }
   const account = createAccountArea({
     sql: deps.sql,
     context: deps.context,
@@ -167,7 +204,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
   const sitemap = createSitemap({
     sql: deps.sql,
     context: deps.context,
-    staticPaths: ["/", "/blog", "/docs"],
+    staticPaths: ["/", "/blog", "/docs", ...DOC_PAGES.map((p) => `/docs/${p.slug}`), "/docs/api"],
     maxUrls: deps.sitemapMaxUrls,
   });
   const oauth = createOAuthEndpoints({
@@ -197,6 +234,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       });
     }
     if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
+    if (SERVER_CARD_PATHS.includes(path) && deps.serverCard) {
+      if (!isRead && request.method !== "OPTIONS") {
+        return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD, OPTIONS"));
+      }
+      return await serveServerCard(request, path, { card: deps.serverCard, base });
+    }
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
       // The security headers win over the page's own; a page may only name one more place its
@@ -209,7 +252,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
-    if (path === "/docs" || path === "/docs/") return docsResponse(request, await docsPage());
+    if (path === "/docs/api") return docsResponse(request, await docsPage());
     if (isSitemapPath(path)) {
       const answer = await sitemap(request, path);
       if (answer) return answer;
@@ -221,9 +264,11 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       ? await homePage()
       : opportunity
       ? await opportunityPage(pages, path)
-      : await blogPage(pages, path, url.searchParams);
+      : path.startsWith("/blog")
+      ? await blogPage(pages, path, url.searchParams)
+      : await docsSite(path);
     if (!rendered) {
-      const what = opportunity ? "opportunity" : "article";
+      const what = opportunity ? "opportunity" : path.startsWith("/blog") ? "article" : "page";
       return htmlPage(404, "Page not found", `There is no ${what} at this address.`);
     }
     if (rendered.location) {

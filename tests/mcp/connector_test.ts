@@ -15,31 +15,12 @@ import {
 } from "@modelcontextprotocol/client";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, usedOf } from "../helpers/app.ts";
-import { buildHandler } from "../../main.ts";
-import { readConfig } from "../../src/platform/config.ts";
-import type { TestDb } from "../helpers/db.ts";
+import { serveOnPort } from "../helpers/web.ts";
 
 const ERAS = [{ name: "2025-era", mode: "legacy" as const }, {
   name: "2026-07-28",
   mode: { pin: "2026-07-28" },
 }];
-
-/** The service on a free port, its public base URL being that very address. */
-function serve(db: TestDb) {
-  let handler: (request: Request) => Promise<Response> = () =>
-    Promise.resolve(new Response(null, { status: 503 }));
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (request) => handler(request),
-  );
-  const base = `http://127.0.0.1:${server.addr.port}`;
-  handler = buildHandler(
-    db.database,
-    readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: base }),
-    { log: () => {} },
-  );
-  return { base, close: () => server.shutdown() };
-}
 
 async function connect(base: string, key: string, mode: (typeof ERAS)[number]["mode"]) {
   const client = new Client({ name: "chatgpt-shaped", version: "0.0.0" }, {
@@ -71,7 +52,7 @@ interface Result {
 
 dbTest("search and fetch, ChatGPT-shaped, on both eras", async (db, t) => {
   const ids = await loadFixture(db.sql);
-  const served = serve(db);
+  const served = serveOnPort(db);
   try {
     await t.step("the tools take one string each, read only, with output schemas", async () => {
       const { key } = await makeKey(db.sql, "free");
