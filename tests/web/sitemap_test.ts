@@ -9,6 +9,10 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { dbTest, type TestDb } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { webTestApp } from "../helpers/web.ts";
+import { DOC_PAGES } from "../../src/web/docs_pages.ts";
+
+/** The public pages the sitemap lists before the articles. */
+const PAGES = ["/", "/blog", "/docs", ...DOC_PAGES.map((p) => `/docs/${p.slug}`), "/docs/api"];
 
 const BASE = "https://oppintel.example";
 const XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -31,9 +35,7 @@ async function expected(db: TestDb): Promise<string[]> {
     .json();
   const blog = await (await app.get("/api/v1/blog?page_size=100", key)).json();
   return [
-    `${BASE}/`,
-    `${BASE}/blog`,
-    `${BASE}/docs`,
+    ...PAGES.map((path) => BASE + path),
     ...blog.items.map((i: { url: string }) => i.url),
     ...list.items.map((i: { url: string }) => i.url),
   ].sort();
@@ -58,8 +60,8 @@ dbTest("GET /sitemap.xml lists what is published and nothing else", async (db, t
     assert.ok(!locs.some((l) => /draft-post|scheduled-post/.test(l)), "no unpublished article");
   });
 
-  await t.step("every opportunity url in it answers 200", async () => {
-    for (const loc of want.filter((l) => l.includes("/opportunities/"))) {
+  await t.step("every URL in it answers 200", async () => {
+    for (const loc of want) {
       const response = await app.get(new URL(loc).pathname);
       assert.equal(response.status, 200, loc);
       await response.body?.cancel();
@@ -93,17 +95,17 @@ dbTest("GET /sitemap.xml lists what is published and nothing else", async (db, t
 dbTest("past the URL limit the sitemap is an index of parts", async (db, t) => {
   await loadFixture(db.sql);
   const want = await expected(db);
-  // 3 URLs a file: 3 pages + 2 articles make 2 page parts; ids 1-3 and 4-6 two more.
+  // 3 URLs a file: the pages and the 2 articles make page parts; ids 1-3 and 4-6 two more.
   const app = webTestApp(db, { base: BASE, web: { sitemapMaxUrls: 3 } });
   const get = (path: string) => app.handler(new Request(`${BASE}${path}`));
+  const pageParts = Math.ceil((PAGES.length + 2) / 3);
 
   const index = await get("/sitemap.xml");
   assert.equal(index.status, 200);
   const parts = locsOf(await index.text(), "sitemapindex");
   await t.step("the index names the parts", () => {
     assert.deepEqual(parts.map((p) => new URL(p).pathname), [
-      "/sitemaps/pages-1.xml",
-      "/sitemaps/pages-2.xml",
+      ...Array.from({ length: pageParts }, (_, i) => `/sitemaps/pages-${i + 1}.xml`),
       "/sitemaps/opportunities-1.xml",
       "/sitemaps/opportunities-2.xml",
     ]);
@@ -122,7 +124,7 @@ dbTest("past the URL limit the sitemap is an index of parts", async (db, t) => {
   });
 
   await t.step("a part past the last is a 404", async () => {
-    for (const path of ["/sitemaps/pages-3.xml", "/sitemaps/opportunities-3.xml"]) {
+    for (const path of [`/sitemaps/pages-${pageParts + 1}.xml`, "/sitemaps/opportunities-3.xml"]) {
       const response = await get(path);
       assert.equal(response.status, 404, path);
       await response.body?.cancel();
