@@ -43,7 +43,7 @@ md.renderer.rules.link_open = (tokens, idx, options, env: Env, self) => {
  * The id GitHub gives a heading: its text in lower case, without punctuation (letters, digits,
  * `_`, `-` and spaces stay), each space a dash; a repeated one gets `-1`, `-2` ...
  */
-export function headingId(text: string, taken: Map<string, number>): string {
+function headingId(text: string, taken: Map<string, number>): string {
   const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
   const seen = taken.get(base);
   taken.set(base, (seen ?? -1) + 1);

@@ -89,7 +89,14 @@ export function createSitemap(
   // The parts of the last data version seen: counting a million ids is worth doing once.
   let known: { version: number; parts: Promise<{ part: number; count: number }[]> } | undefined;
   const partsAt = (version: number) => {
-    if (known?.version !== version) known = { version, parts: opportunityParts(sql, max) };
+    if (known?.version !== version) {
+      // A failed count is not kept: the next request counts again.
+      const parts = opportunityParts(sql, max).catch((error) => {
+        if (known?.parts === parts) known = undefined;
+        throw error;
+      });
+      known = { version, parts };
+    }
     return known.parts;
   };
 
