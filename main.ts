@@ -23,7 +23,7 @@ import { insecureIssuerWarning } from "./src/web/oauth.ts";
 import { createUsageMail } from "./src/accounts/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
-import { listSurfaces } from "./src/surfaces.ts";
+import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
 
 export { createApp } from "./src/app.ts";
@@ -135,6 +135,7 @@ export function buildHandler(
       watches,
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
+      serverCard: serverCard(config.publicBaseUrl),
       oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
       billing,
       ...options.web,

@@ -1,5 +1,5 @@
 /**
- * The rules of the house (README, "Architecture"), checked on the module graph that Deno itself
+ * The rules of the house (docs/architecture.md), checked on the module graph that Deno itself
  * resolves (`deno info --json`), so that a move that breaks one fails CI:
  * - the edges (rest, mcp, web, cli) never import each other, and nothing below them imports an
  *   edge: only the composition root (src/app.ts, main.ts) wires them together;

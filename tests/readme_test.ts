@@ -1,15 +1,19 @@
 /**
- * The README cannot drift: its fenced blocks are run or parsed here. The block marked
- * `<!-- readme-test: server -->` starts the service (on a free port, a fresh data folder and the
- * embedded database, as a first start); its output is compared with the block marked
- * `server-output`; every other `sh` block then runs in order in bash against that server, with
- * `localhost:8000` and the hosted address pointed at it, the demo key in place of `oi_live_...`
- * and curl failing on any HTTP error; every `json` block must parse. A block that cannot run
- * offline is marked `<!-- readme-test: skip REASON -->`.
+ * The README and the pages of docs/ cannot drift: their fenced blocks are run or parsed here. The
+ * README's block marked `<!-- readme-test: server -->` starts the service (on a free port, a fresh
+ * data folder and the embedded database, as a first start); its output is compared with the block
+ * marked `server-output`; every other `sh` block, of the README and then of each page in reading
+ * order, then runs in bash against that server, with `localhost:8000` and the hosted address
+ * pointed at it, the demo key in place of `oi_live_...` and curl failing on any HTTP error; every
+ * `json` block must parse. A block that cannot run offline is marked
+ * `<!-- readme-test: skip REASON -->`.
  */
 import assert from "node:assert/strict";
+import { DOC_PAGES } from "../src/web/docs_pages.ts";
 
 const ROOT = new URL("../", import.meta.url);
+/** The files whose blocks run: the README, then every documentation page. */
+const FILES = ["README.md", ...DOC_PAGES.map((page) => `docs/${page.slug}.md`)];
 const HOSTED = "https://oppintel.example.com";
 // A guard against a hung command, so that a failure ends the test instead of hanging it.
 const GUARD_MS = 180_000;
@@ -149,38 +153,50 @@ Deno.test("readBlocks, localised and outputMatches", () => {
   assert.deepEqual(outputMatches("a oi_live_...\nb", "b\na oi_live_Ab1"), ["b"]);
 });
 
-Deno.test("every README block that is not marked skip runs or parses", async (t) => {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
-  const blocks = readBlocks(readme);
+Deno.test("every block of the README and the docs not marked skip runs or parses", async (t) => {
+  const files = await Promise.all(
+    FILES.map(async (file) => ({
+      file,
+      blocks: readBlocks(await Deno.readTextFile(new URL(file, ROOT))),
+    })),
+  );
+  const all = files.flatMap(({ file, blocks }) => blocks.map((block) => ({ file, ...block })));
+  const readme = files[0].blocks;
 
   await t.step("every skip says why, and every marker is one the test knows", () => {
-    for (const block of blocks.filter((b) => b.marker)) {
-      assert.match(block.marker!, /^(skip \S.*|server|server-output)$/, `line ${block.line}`);
+    for (const block of all.filter((b) => b.marker)) {
+      assert.match(
+        block.marker!,
+        /^(skip \S.*|server|server-output)$/,
+        `${block.file} line ${block.line}`,
+      );
     }
+    const starts = all.filter((b) => b.marker === "server" || b.marker === "server-output");
+    assert.deepEqual(starts.map((b) => b.file), ["README.md", "README.md"], "only the README's");
   });
 
   await t.step("every JSON block parses; MCP client configs name a server", () => {
-    const json = blocks.filter((b) => b.lang === "json" && !b.marker?.startsWith("skip"));
+    const json = all.filter((b) => b.lang === "json" && !b.marker?.startsWith("skip"));
     assert.ok(json.length >= 4);
     for (const block of json) {
       let doc;
       try {
         doc = JSON.parse(block.body);
       } catch (error) {
-        assert.fail(`README line ${block.line}: ${error}`);
+        assert.fail(`${block.file} line ${block.line}: ${error}`);
       }
       for (const [name, server] of Object.entries(doc.mcpServers ?? {})) {
         const s = server as { url?: string; command?: string; args?: unknown };
         assert.ok(
           typeof s.url === "string" || (typeof s.command === "string" && Array.isArray(s.args)),
-          `README line ${block.line}: ${name} has a url or a command with args`,
+          `${block.file} line ${block.line}: ${name} has a url or a command with args`,
         );
       }
     }
   });
 
-  const serverBlock = blocks.find((b) => b.marker === "server");
-  const outputBlock = blocks.find((b) => b.marker === "server-output");
+  const serverBlock = readme.find((b) => b.marker === "server");
+  const outputBlock = readme.find((b) => b.marker === "server-output");
   assert.ok(serverBlock && outputBlock, "the README marks its server start and its output");
   const port = freePort();
   const base = `http://localhost:${port}`;
@@ -200,10 +216,10 @@ Deno.test("every README block that is not marked skip runs or parses", async (t)
       assert.ok(key, output);
     });
 
-    const shell = blocks.filter((b) => b.lang === "sh" && !b.marker);
-    assert.ok(shell.length >= 2, "the README has runnable shell blocks");
+    const shell = all.filter((b) => b.lang === "sh" && !b.marker);
+    assert.ok(shell.length >= 2, "the README and the docs have runnable shell blocks");
     for (const block of shell) {
-      await t.step(`README line ${block.line}: ${block.body.split("\n")[0]}`, async () => {
+      await t.step(`${block.file} line ${block.line}: ${block.body.split("\n")[0]}`, async () => {
         const env = environment({
           DATA_DIR: dataDir,
           METRICS_TOKEN: metricsToken,

@@ -101,9 +101,9 @@ Deno.test("server.json describes the npm package and the hosted endpoint", async
     assert.equal(server.remotes.length, 1);
     const [remote] = server.remotes;
     assert.equal(remote.type, "streamable-http");
-    const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+    const readme = await Deno.readTextFile(new URL("docs/mcp.md", ROOT));
     const hosted = /\| hosted\s*\| `([^`]+)`/.exec(readme)?.[1];
-    assert.equal(remote.url, hosted, "the README's hosted MCP URL");
+    assert.equal(remote.url, hosted, "the hosted MCP URL of docs/mcp.md");
     assert.deepEqual(remote.headers.map((h: Json) => h.name), ["X-API-Key"]);
     assert.equal(remote.headers[0].isSecret, true);
     assert.equal(remote.headers[0].isRequired, true);

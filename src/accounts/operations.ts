@@ -2,7 +2,9 @@
  * What each operation takes and does, once for both surfaces: its input schema, what must exist
  * for it to succeed, and the work that answers it at a data version. REST reads the input from
  * the path or the query string, MCP from the tool's arguments; both then run the same work
- * (tier and cost are in OPERATIONS, src/accounts/admission.ts).
+ * (tier and cost are in OPERATIONS, src/accounts/admission.ts). The ChatGPT connector tools
+ * `search` and `fetch` have no row of their own there: each call runs, and is priced as, the
+ * operation of the tool it stands for (src/catalog/connector.ts).
  */
 import type { z } from "zod";
 import type postgres from "postgres";
@@ -19,12 +21,33 @@ import {
   ThemeIdSchema,
   TrendingQuerySchema,
 } from "../catalog/schemas.ts";
+import {
+  articleDocument,
+  documentRef,
+  FetchInputSchema,
+  opportunityDocument,
+  plansDocument,
+  SEARCH_ARTICLES,
+  SEARCH_OPPORTUNITIES,
+  SearchInputSchema,
+  searchResults,
+} from "../catalog/connector.ts";
+import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import type { Caller, Existence, OPERATIONS } from "./admission.ts";
 
 /** The name of an operation of OPERATIONS. */
 export type OperationName = keyof typeof OPERATIONS;
+
+/** The connector tools, which run the operations of the tools they stand for. */
+export type ConnectorName = "search" | "fetch";
+
+/** The operations each connector tool may run (for listings: the home page's plan table). */
+export const STANDS_FOR: Record<ConnectorName, readonly OperationName[]> = {
+  search: ["listOpportunities", "listBlogPosts"],
+  fetch: ["getOpportunity", "getBlogPost"],
+};
 
 /** What an operation's work needs. */
 export interface OperationDeps {
@@ -35,6 +58,16 @@ export interface OperationDeps {
 
 /** A parsed call: what must exist, and the work that answers it at a data version. */
 export interface Prepared {
+  /**
+   * The operation of OPERATIONS that prices this call: the named one, or for a connector tool
+   * the one its arguments choose (fetch of an article is priced as getBlogPost).
+   */
+  operation: OperationName;
+  /**
+   * The answer for a caller below the operation's plan, free of charge, instead of
+   * plan_required: a Free key's search gets the articles (listBlogPosts is free).
+   */
+  belowPlan?: (version: number) => Promise<unknown>;
   existence?: Existence;
   /**
    * The answer's data, read in the admission statement once the call is charged (admit's
@@ -47,7 +80,7 @@ export interface Prepared {
 /** Parses an input with a schema, as the surface reads it (throws invalid_parameter). */
 export type ParseInput = <S extends z.ZodObject>(schema: S) => z.infer<S>;
 
-type Definition = (deps: OperationDeps, parse: ParseInput) => Prepared;
+type Definition = (deps: OperationDeps, parse: ParseInput) => Omit<Prepared, "operation">;
 
 /** `exists` of a row by id, checked in the admission statement so that a 404 is never charged. */
 function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
@@ -102,11 +135,62 @@ const DEFINITIONS: Record<OperationName, Definition> = {
   },
 };
 
+const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput) => Prepared> = {
+  search({ content }, parse) {
+    const q = parse(SearchInputSchema).query.trim();
+    // Nothing to look for: no results, as OpenAI's sample server answers, and nothing read.
+    if (!q) return { operation: "listBlogPosts", work: () => Promise.resolve({ results: [] }) };
+    const articles = { q, page: 1, page_size: SEARCH_ARTICLES };
+    const opportunities = OpportunityQuerySchema.parse({
+      q,
+      sort: "relevance",
+      online_only: false,
+      page_size: SEARCH_OPPORTUNITIES,
+    });
+    return {
+      operation: "listOpportunities",
+      work: async (v) =>
+        searchResults(
+          await content.listOpportunities(v, opportunities),
+          await content.listBlogPosts(v, articles),
+          content.publicBaseUrl,
+        ),
+      belowPlan: async (v) =>
+        searchResults("plans", await content.listBlogPosts(v, articles), content.publicBaseUrl),
+    };
+  },
+  fetch(deps, parse) {
+    const ref = documentRef(parse(FetchInputSchema).id);
+    if (ref.kind === "plans") {
+      return {
+        operation: "getBlogPost",
+        work: () => Promise.resolve(plansDocument(deps.content.publicBaseUrl)),
+      };
+    }
+    if (ref.kind === "article") {
+      const post = DEFINITIONS.getBlogPost(deps, (schema) => schema.parse({ slug: ref.slug }));
+      return {
+        ...post,
+        operation: "getBlogPost",
+        work: async (v, caller) => articleDocument(await post.work(v, caller) as BlogPost),
+      };
+    }
+    const detail = DEFINITIONS.getOpportunity(deps, (schema) => schema.parse({ id: ref.id }));
+    return {
+      ...detail,
+      operation: "getOpportunity",
+      work: async (v, caller, fetched) =>
+        opportunityDocument(await detail.work(v, caller, fetched) as OpportunityDetail),
+    };
+  },
+};
+
 /** Parses a call of `name` (throws invalid_parameter) and says what it needs and does. */
 export function prepareOperation(
-  name: OperationName,
+  name: OperationName | ConnectorName,
   deps: OperationDeps,
   parse: ParseInput,
 ): Prepared {
-  return DEFINITIONS[name](deps, parse);
+  if (name === "search" || name === "fetch") return CONNECTORS[name](deps, parse);
+  return { operation: name, ...DEFINITIONS[name](deps, parse) };
 }

@@ -14,6 +14,7 @@ import {
   getOpportunity,
   listOpportunityPage,
   toDetail,
+  toListItem,
 } from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
@@ -32,6 +33,8 @@ import type {
 
 /** Content operations at a data version. */
 export interface Content {
+  /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
+  publicBaseUrl: string;
   listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
@@ -77,6 +80,7 @@ export function createContent(
   const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
     cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
   return {
+    publicBaseUrl: context.publicBaseUrl,
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
       // filter too, so paging through a result counts it once. With q the total comes first:
@@ -91,16 +95,14 @@ export function createContent(
             () => countOpportunities(sql, query, context),
           );
         const page = (total?: number) =>
-          cached(
-            version,
-            keyOf("opportunities:page", query),
-            () =>
-              listOpportunityPage(
-                sql,
-                query,
-                total === undefined ? undefined : { total, forcePlans: context.forcePlans },
-              ),
-          );
+          cached(version, keyOf("opportunities:page", query), async () => {
+            const rows = await listOpportunityPage(
+              sql,
+              query,
+              total === undefined ? undefined : { total, forcePlans: context.forcePlans },
+            );
+            return rows.map((row) => toListItem(row, context.publicBaseUrl));
+          });
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
           return { items, total, page: query.page, page_size: query.page_size };
@@ -130,7 +132,7 @@ export function createContent(
     listCategories: (version) => cached(version, "categories", () => listCategories(sql)),
     listTrendingThemes: (version, query) =>
       cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
-    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id)),
+    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
     stats: () => cache.stats(),
   };
 }

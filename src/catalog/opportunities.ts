@@ -13,7 +13,9 @@ import {
 } from "./common.ts";
 
 /** A row of listColumns, before shaping. */
-export type ListRow = Omit<OpportunityListItem, "created_at"> & { created_at: Date | string };
+export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
+  created_at: Date | string;
+};
 
 /** The list-item columns of `opportunities o`, in the order of the specification. */
 export function listColumns(sql: Sql): postgres.Fragment {
@@ -46,8 +48,16 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
   }
 }
 
-/** Shapes a row of listColumns into a list item. */
-export function toListItem(row: ListRow): OpportunityListItem {
+/**
+ * The canonical public page of an opportunity (src/web/opportunity_page.ts serves it): the id
+ * finds it, the slug only makes the address readable, so a renamed opportunity keeps its links.
+ */
+export function opportunityUrl(base: string, id: number, slug: string): string {
+  return `${base}/opportunities/${id}/${slug}`;
+}
+
+/** Shapes a row of listColumns into a list item; `base` is the public base URL. */
+export function toListItem(row: ListRow, base: string): OpportunityListItem {
   return {
     id: row.id,
     platform: row.platform,
@@ -66,6 +76,7 @@ export function toListItem(row: ListRow): OpportunityListItem {
     merged_from_count: row.merged_from_count,
     is_online_deliverable: row.is_online_deliverable,
     created_at: iso(row.created_at),
+    url: opportunityUrl(base, row.id, row.slug),
   };
 }
 
@@ -134,14 +145,15 @@ async function withPlan<T>(
 }
 
 /**
- * One page of opportunities matching the filters, in the list order. With `q`, `total` (the
- * exact count of the same filters, from countOpportunities) chooses the plan (see PagePlan).
+ * One page of opportunities matching the filters, in the list order, as rows of listColumns
+ * (toListItem shapes them with the public base URL). With `q`, `total` (the exact count of the
+ * same filters, from countOpportunities) chooses the plan (see PagePlan).
  */
 export async function listOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
   search?: { total: number; forcePlans?: boolean },
-): Promise<OpportunityListItem[]> {
+): Promise<ListRow[]> {
   if (!query.q?.trim() || !search) return await pageOf(sql, query);
   if ((query.page - 1) * query.page_size >= search.total) return [];
   // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
@@ -155,12 +167,12 @@ export async function findPage(
   query: OpportunityQuery,
   plan: PagePlan,
   force: boolean,
-): Promise<OpportunityListItem[]> {
+): Promise<ListRow[]> {
   if (plan === "planner") return await pageOf(sql, query);
   if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query));
   // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
-    const rows = await tx<ListRow[]>`
+    return await tx<ListRow[]>`
       select ${listColumns(tx)}
       from (
         select o.id from opportunity_search o ${listFilter(tx, query)}
@@ -168,16 +180,14 @@ export async function findPage(
       ) as hit
       join opportunities o on o.id = hit.id
       ${queryOrder(tx, query)}`;
-    return rows.map(toListItem);
   });
 }
 
 /** A page of the list query on `opportunities`, planned by PostgreSQL. */
-async function pageOf(sql: Sql, query: OpportunityQuery): Promise<OpportunityListItem[]> {
-  const rows = await sql<ListRow[]>`
+async function pageOf(sql: Sql, query: OpportunityQuery): Promise<ListRow[]> {
+  return await sql<ListRow[]>`
     select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
     ${queryOrder(sql, query)} ${pageWindow(sql, query.page, query.page_size)}`;
-  return rows.map(toListItem);
 }
 
 /**
@@ -260,7 +270,7 @@ export function toDetail(
 ): OpportunityDetail {
   if (!row) throw new NotFoundError(`Cannot find opportunity ${id}`);
   return {
-    ...toListItem(row),
+    ...toListItem(row, ctx.publicBaseUrl),
     description: row.description,
     market_size_estimate: row.market_size_estimate,
     key_features: row.key_features,

@@ -157,6 +157,10 @@ export const OpportunityListItemSchema = z.object({
   merged_from_count: z.number().int(),
   is_online_deliverable: z.boolean(),
   created_at: DateTime,
+  url: z.string().describe(
+    "Canonical public page of the opportunity, {PUBLIC_BASE_URL}/opportunities/{id}/{slug}: " +
+      "title, verdict and scores for anyone; the full record needs a key",
+  ),
 });
 export type OpportunityListItem = z.infer<typeof OpportunityListItemSchema>;
 

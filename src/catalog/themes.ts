@@ -9,7 +9,7 @@ import type {
   TrendingQuery,
   TrendingThemes,
 } from "./schemas.ts";
-import { iso, isRowId } from "./common.ts";
+import { iso, isRowId, type QueryContext } from "./common.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
 
 type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };
@@ -44,7 +44,7 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
 }
 
 /** One theme and its ten best opportunities. */
-export async function getTheme(sql: Sql, id: number): Promise<ThemeDetail> {
+export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise<ThemeDetail> {
   if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
   const [[theme], top] = await Promise.all([
     sql<ThemeRow[]>`${themeSelect(sql)} where t.id = ${id}`,
@@ -53,7 +53,10 @@ export async function getTheme(sql: Sql, id: number): Promise<ThemeDetail> {
       from opportunities o where o.theme_id = ${id} ${listOrder(sql)} limit 10`,
   ]);
   if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
-  return { theme: toTheme(theme), top_opportunities: top.map(toListItem) };
+  return {
+    theme: toTheme(theme),
+    top_opportunities: top.map((row) => toListItem(row, ctx.publicBaseUrl)),
+  };
 }
 
 /** Every category with its theme and opportunity counts, by name. */

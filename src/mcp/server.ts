@@ -34,9 +34,10 @@ import {
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
-import { toApiError } from "../platform/errors.ts";
+import { PlanRequiredError, toApiError } from "../platform/errors.ts";
 import { parseInput } from "../catalog/params.ts";
-import { corsHeaders, quotaHeaders, serializeJson, withHeaders } from "../platform/responses.ts";
+import { corsHeaders, quotaHeaders, withHeaders } from "../platform/responses.ts";
+import { toolResult } from "./results.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { type Prepared, prepareOperation } from "../accounts/operations.ts";
@@ -87,15 +88,9 @@ export const INSTRUCTIONS =
   "Start with get_overview for categories and trending themes; use query_opportunities to " +
   "search and get_opportunity for the full record with evidence quotes. Blog tools are free " +
   "of charge; other calls use the monthly quota, and query_opportunities, " +
-  "list_trending_themes and get_theme need the Pro plan. A failed call is never charged.";
-
-function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
-  return {
-    content: [{ type: "text", text: serializeJson(body) }],
-    structuredContent: body,
-    ...(isError ? { isError: true } : {}),
-  };
-}
+  "list_trending_themes and get_theme need the Pro plan. A failed call is never charged. " +
+  "search and fetch (for ChatGPT connectors and deep research) find and read opportunities " +
+  "and articles, each result with a public url to cite, priced as the tools they stand for.";
 
 function logFailure(error: unknown, tool: string, caller: Caller): void {
   const stack = error instanceof Error ? error.stack ?? error.message : String(error);
@@ -154,7 +149,7 @@ async function callTool(
       const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
       const at = new Date();
       const admission = await exchange.admit(
-        operationOf(tool),
+        operationOf(tool, prepared),
         prepared.existence,
         at,
         prepared.prefetch,
@@ -164,11 +159,15 @@ async function callTool(
     call.taken = true;
     const { caller, refusal, charged } = call.admission;
     exchange.usage = caller.usage;
-    if (refusal) throw refusal;
+    // A plan below the operation's: the call's free answer when it has one (search), else refused.
+    const { belowPlan } = call.prepared;
+    if (refusal && !(belowPlan && refusal instanceof PlanRequiredError)) throw refusal;
     try {
-      const body = await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
+      const body = refusal
+        ? await belowPlan!(caller.dataVersion)
+        : await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
       if (charged) exchange.charged = true;
-      return result(body as Record<string, unknown>, false);
+      return toolResult(body as Record<string, unknown>, false);
     } catch (error) {
       if (charged) {
         const used = await refund(deps.sql, caller, call.at, "mcp");
@@ -181,13 +180,13 @@ async function callTool(
     if (apiError.status === 500) logFailure(error, tool.name, exchange.caller);
     const { requestId } = exchange;
     const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
-    return result(body, true);
+    return toolResult(body, true);
   }
 }
 
 /** Tier and cost from the shared table; messages name the tool the model called. */
-function operationOf(tool: ToolDefinition): Operation {
-  return { ...OPERATIONS[tool.operation], name: tool.name };
+function operationOf(tool: ToolDefinition, prepared: Prepared): Operation {
+  return { ...OPERATIONS[prepared.operation], name: tool.name };
 }
 
 /**
@@ -338,7 +337,7 @@ export function createMcpHandler(
       if (prepared) {
         const at = new Date();
         const admission = await admitCall(
-          operationOf(tool),
+          operationOf(tool, prepared),
           prepared.existence,
           at,
           prepared.prefetch,

@@ -1,8 +1,8 @@
 /**
  * The MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
- * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts and
- * accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both read
- * it, and the stdio package must not pull in database code.
+ * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts, catalog/connector.ts
+ * and accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both
+ * read it, and the stdio package must not pull in database code.
  */
 import * as z from "zod";
 import {
@@ -20,6 +20,12 @@ import {
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
+import {
+  DocumentSchema,
+  FetchInputSchema,
+  SearchInputSchema,
+  SearchResultsSchema,
+} from "../catalog/connector.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
 import {
   WatchCreateSchema,
@@ -29,7 +35,10 @@ import {
   WatchWithSecretsSchema,
 } from "../watches/schemas.ts";
 
-/** The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost. */
+/**
+ * The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost, or a
+ * connector tool (search, fetch), priced as the tools it stands for (accounts/operations.ts).
+ */
 export type ToolOperation =
   | "getOverview"
   | "getOpportunity"
@@ -38,7 +47,9 @@ export type ToolOperation =
   | "listOpportunities"
   | "listTrendingThemes"
   | "getTheme"
-  | "getUsage";
+  | "getUsage"
+  | "search"
+  | "fetch";
 
 /** One MCP tool: what clients see, plus the operation that prices it. */
 export interface ToolDefinition {
@@ -184,6 +195,32 @@ export const TOOLS: readonly ToolDefinition[] = [
     outputSchema: UsageReportSchema,
     annotations: ANNOTATIONS,
     operation: "getUsage",
+  },
+  // The two tools of ChatGPT connectors and deep research, in the shapes OpenAI documents.
+  {
+    name: "search",
+    title: "Search opportunities and articles",
+    description: "Searches opportunities and research articles by keywords and returns " +
+      "results as {id, title, url}, each url a public page to cite; pass an id to fetch for the " +
+      "whole record. Opportunities need the Pro plan (1 call, as query_opportunities); a Free " +
+      "key gets articles (free of charge) and a page:plans result saying so.",
+    tier: "free",
+    inputSchema: SearchInputSchema,
+    outputSchema: SearchResultsSchema,
+    annotations: ANNOTATIONS,
+    operation: "search",
+  },
+  {
+    name: "fetch",
+    title: "Fetch a search result",
+    description: "Returns the whole document of a search result id as {id, title, text, url, " +
+      "metadata}: an opportunity's full record (as get_opportunity: every plan, 1 call when " +
+      "found, nothing when not) or an article's Markdown (free of charge).",
+    tier: "free",
+    inputSchema: FetchInputSchema,
+    outputSchema: DocumentSchema,
+    annotations: ANNOTATIONS,
+    operation: "fetch",
   },
 ];
 

@@ -10,7 +10,7 @@ import type { Caller } from "../accounts/admission.ts";
 import { parseInput } from "../catalog/params.ts";
 import { toApiError } from "../platform/errors.ts";
 import { requireScope } from "../accounts/oauth_scopes.ts";
-import { serializeJson } from "../platform/responses.ts";
+import { toolResult } from "./results.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
 import type { WatchService } from "../watches/service.ts";
 import { WATCH_TOOLS, type WatchToolDefinition } from "./tools.ts";
@@ -19,14 +19,6 @@ import { WATCH_TOOLS, type WatchToolDefinition } from "./tools.ts";
 export const WATCH_TOOLS_BY_NAME: ReadonlyMap<string, WatchToolDefinition> = new Map(
   WATCH_TOOLS.map((t) => [t.name, t]),
 );
-
-function result(body: Record<string, unknown>, isError: boolean): CallToolResult {
-  return {
-    content: [{ type: "text", text: serializeJson(body) }],
-    structuredContent: body,
-    ...(isError ? { isError: true } : {}),
-  };
-}
 
 /** Calls a watch tool for the caller. */
 export async function callWatchTool(
@@ -41,13 +33,13 @@ export async function callWatchTool(
     requireScope(caller, "watches");
     switch (tool.name) {
       case "create_watch":
-        return result(await watches.create(owner, args ?? {}), false);
+        return toolResult(await watches.create(owner, args ?? {}), false);
       case "list_watches":
-        return result(await watches.list(owner), false);
+        return toolResult(await watches.list(owner), false);
       case "delete_watch": {
         const { id } = parseInput(WatchIdSchema, args);
         await watches.delete(owner, id);
-        return result({ deleted: true, id }, false);
+        return toolResult({ deleted: true, id }, false);
       }
     }
   } catch (error) {
@@ -58,6 +50,6 @@ export async function callWatchTool(
       );
     }
     const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
-    return result(body, true);
+    return toolResult(body, true);
   }
 }

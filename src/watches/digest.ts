@@ -26,11 +26,6 @@ export function unsubscribeUrl(publicBaseUrl: string, emailToken: string): strin
   return `${publicBaseUrl}/watches/unsubscribe?token=${emailToken}`;
 }
 
-/** The API address of an opportunity (answers with the reader's key). */
-export function opportunityUrl(publicBaseUrl: string, id: number): string {
-  return `${publicBaseUrl}/api/v1/opportunities/${id}`;
-}
-
 /** The digest of new matches, best score first. */
 export function digestMail(
   watch: { name: string; emailToken: string; to: string },
@@ -46,7 +41,7 @@ export function digestMail(
     "",
     ...shown.flatMap((o) => [
       `- ${o.title} (score ${o.score}, ${o.recommendation})`,
-      `  ${opportunityUrl(publicBaseUrl, o.id)}`,
+      `  ${o.url}`,
     ]),
     ...(more > 0 ? ["", `... and ${more} more: see your watch's feed or the API.`] : []),
     "",

@@ -17,8 +17,15 @@ export interface Feed {
   entries: (OpportunityListItem & { matched_at: string })[];
 }
 
-/** The feed of the watch whose feed token is `token`, or undefined (a wrong token). */
-export async function readFeed(sql: Sql, token: string): Promise<Feed | undefined> {
+/**
+ * The feed of the watch whose feed token is `token`, or undefined (a wrong token); `base` is the
+ * public base URL of the entries' pages.
+ */
+export async function readFeed(
+  sql: Sql,
+  token: string,
+  base: string,
+): Promise<Feed | undefined> {
   if (!/^oi_feed_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
   const hash = await sha256Hex(token);
   const [watch] = await sql<{ id: number; name: string; created_at: Date }[]>`
@@ -43,7 +50,7 @@ export async function readFeed(sql: Sql, token: string): Promise<Feed | undefine
     limit ${FEED_ENTRIES}`;
   return {
     watch: { id: watch.id, name: watch.name, created_at: iso(watch.created_at) },
-    entries: rows.map((r) => ({ ...toListItem(r), matched_at: iso(r.matched_at) })),
+    entries: rows.map((r) => ({ ...toListItem(r, base), matched_at: iso(r.matched_at) })),
   };
 }
 

@@ -41,11 +41,11 @@ export interface RunSummary {
 }
 
 /** The opportunities of an event, best score first. */
-async function itemsOf(sql: Sql, ids: number[]): Promise<OpportunityListItem[]> {
+async function itemsOf(sql: Sql, ids: number[], base: string): Promise<OpportunityListItem[]> {
   const rows = await sql<ListRow[]>`
     select ${listColumns(sql)} from opportunities o where o.id = any(${ids}::int[])
     order by o.score desc, o.created_at desc, o.id desc`;
-  return rows.map(toListItem);
+  return rows.map((row) => toListItem(row, base));
 }
 
 /** Builds a worker. */
@@ -63,7 +63,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     if (body === null) {
       body = eventBody("watch.matches", clock(), {
         watch: { id: job.watchId, name: job.watchName },
-        opportunities: await itemsOf(sql, job.opportunityIds),
+        opportunities: await itemsOf(sql, job.opportunityIds, deps.publicBaseUrl),
       });
       await savePayload(sql, job, body);
     }
@@ -83,7 +83,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       const mail = job.kind === "email"
         ? digestMail(
           { name: job.watchName, emailToken: job.emailToken, to: job.accountEmail },
-          await itemsOf(sql, job.opportunityIds),
+          await itemsOf(sql, job.opportunityIds, deps.publicBaseUrl),
           deps.publicBaseUrl,
         )
         : disabledNoticeMail(

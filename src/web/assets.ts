@@ -72,6 +72,19 @@ code.op { display: block; font-size: 0.85rem; font-weight: 400; }
   margin: 0.5rem 0; }
 .code button.copy { position: absolute; top: 0.3rem; right: 0.3rem; margin: 0; background: var(--card); }
 ul.links li { margin: 0.3rem 0; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+@media (max-width: 30rem) {
+  dl.facts { grid-template-columns: 1fr; gap: 0.1rem; }
+  dl.facts dd { margin-bottom: 0.5rem; }
+}
+table.scores td { text-align: right; white-space: nowrap; }
+.docs-body table { display: block; overflow-x: auto; }
+.docs-body code { overflow-wrap: anywhere; }
+.docs-body pre code { overflow-wrap: normal; }
+.docs-nav { border-top: 1px solid var(--line); margin-top: 2rem; }
+.docs-nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; }
 `;
 
 /** The copy button's script, served at /assets/copy.js: copies the text of its target. */

@@ -5,13 +5,12 @@
  * change of content bumps; lists also expire after a minute, so that a scheduled article
  * appears soon after its publication time.
  */
-import { sha256Hex } from "../platform/crypto.ts";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
 import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 import { getOpportunity } from "../catalog/opportunities.ts";
-import { VersionedCache } from "../catalog/cache.ts";
+import type { VersionedCache } from "../catalog/cache.ts";
 import {
   type BlogListItem,
   type BlogPost,
@@ -20,53 +19,9 @@ import {
 } from "../catalog/schemas.ts";
 import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { cachedPage, type Rendered, rendered } from "./page_cache.ts";
 
 const PAGE_SIZE = 20;
-const PAGE_TTL_MS = 60_000;
-const MAX_ENTRIES = 1000;
-
-/** A rendered page, as cached. */
-export interface Rendered {
-  status: number;
-  body: string;
-  contentType: string;
-  etag: string;
-}
-
-/**
- * The cache of rendered pages of one handler: the service's version cache (src/catalog/cache.ts), so a
- * page lives while `data_version` stays the same, at most a minute (scheduled articles), and
- * concurrent misses of one page render it once.
- */
-export function createPageCache(): VersionedCache {
-  return new VersionedCache(MAX_ENTRIES, PAGE_TTL_MS);
-}
-
-// Thrown inside a cached render for a path that names no page, so that 404s are not kept.
-const NO_PAGE = Symbol("no page");
-
-/** The cached page of `key`, rendered by `render` when needed; undefined when there is none. */
-async function cachedPage(
-  cache: VersionedCache,
-  version: number,
-  key: string,
-  render: () => Promise<Rendered | undefined>,
-): Promise<Rendered | undefined> {
-  try {
-    return await cache.get(version, key, async () => (await render()) ?? Promise.reject(NO_PAGE));
-  } catch (error) {
-    if (error === NO_PAGE) return undefined;
-    throw error;
-  }
-}
-
-async function etagOf(body: string): Promise<string> {
-  return `"${(await sha256Hex(body)).slice(0, 24)}"`;
-}
-
-async function rendered(body: string, contentType = "text/html; charset=utf-8") {
-  return { status: 200, body, contentType, etag: await etagOf(body) };
-}
 
 function isHttpUrl(url: string | null): url is string {
   return url !== null && /^https?:\/\/[^\s"'<>]+$/i.test(url);
@@ -95,7 +50,7 @@ function relatedOpportunity(opportunity: OpportunityDetail | undefined): SafeHtm
   return html`
     <aside class="card" id="related-opportunity" aria-labelledby="related-title">
       <h2 id="related-title">The opportunity behind this article</h2>
-      <p><strong>${opportunity.title}</strong></p>
+      <p><strong><a href="${opportunity.url}">${opportunity.title}</a></strong></p>
       <p class="meta">Score ${opportunity.score}/100 · verdict: ${opportunity.recommendation} ·
     for ${opportunity.target_audience || "a broad audience"}</p>
       <p class="muted">Its full record (scores, features, competitors, risks) is

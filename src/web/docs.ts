@@ -1,5 +1,5 @@
 /**
- * The interactive API reference at `/docs`: Swagger UI (npm `swagger-ui-dist`, pinned in
+ * The interactive API reference at `/docs/api`: Swagger UI (npm `swagger-ui-dist`, pinned in
  * deno.json) renders the served OpenAPI document (/api/v1/openapi.json), and "Try it out" sends
  * real requests with the key the reader enters under "Authorize".
  *
@@ -21,7 +21,7 @@ import { html } from "./html.ts";
 /** The version of Swagger UI served (from its package). */
 export const SWAGGER_UI_VERSION: string = SWAGGER_PACKAGE.version;
 
-/** The extra CSP directive of /docs (see the module comment). */
+/** The extra CSP directive of /docs/api (see the module comment). */
 export const DOCS_CSP_EXTRA = "connect-src 'self'";
 
 // Our settings: the document we serve, no validator badge (it would call validator.swagger.io),
@@ -127,7 +127,7 @@ export const DOCS_ASSETS: Record<string, { body: string; type: string }> = {
   "/docs/assets/docs.css": { body: DOCS_CSS, type: "text/css; charset=utf-8" },
 };
 
-/** The page /docs: the site header, a short introduction and the Swagger UI mount point. */
+/** The page /docs/api: the site header, a short introduction and the Swagger UI mount point. */
 export function renderDocs(): string {
   return "<!DOCTYPE html>\n" + html`
     <html lang="en">
@@ -147,7 +147,7 @@ export function renderDocs(): string {
         <header class="site">
           <nav aria-label="Site">
             <a class="brand" href="/">Opportunity Intelligence</a>
-            <a href="/docs" aria-current="page">API reference</a>
+            <a href="/docs">Docs</a>
             <a href="/blog">Articles</a>
             <a href="/account">Account</a>
           </nav>

@@ -1,8 +1,10 @@
 /**
- * The public web of the service: the home page (/), the API reference (/docs), article pages
- * (/blog), the account area (/account), OAuth and the watches' pages, and their static files
- * (/assets, /docs/assets). `createWebHandler` answers those paths and returns undefined for every
- * other one; the app tries it last, after /healthz, /mcp and /api/v1, and answers 404 JSON then.
+ * The public web of the service: the home page (/), the documentation (/docs, each page also as
+ * Markdown, /llms.txt), the API reference (/docs/api), article pages (/blog), opportunity pages
+ * (/opportunities), the sitemap, the MCP server card, the account area (/account), OAuth and the
+ * watches' pages, and their static files (/assets, /docs/assets). `createWebHandler` answers
+ * those paths and returns undefined for every other one; the app tries it last, after /healthz,
+ * /mcp and /api/v1, and answers 404 JSON then.
  */
 import { redactKeys } from "../platform/request_log.ts";
 import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
@@ -12,10 +14,22 @@ import { sha256Hex } from "../platform/crypto.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage, createPageCache, type Rendered } from "./blog.ts";
+import { blogPage } from "./blog.ts";
+import { createPageCache, type Rendered } from "./page_cache.ts";
 import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
+import {
+  DOC_PAGES,
+  docOf,
+  llmsFullTxt,
+  llmsTxt,
+  renderDocPage,
+  renderDocsIndex,
+} from "./docs_pages.ts";
+import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
+import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
+import { createSitemap, isSitemapPath } from "./sitemap.ts";
 import { createMailer, type Mailer } from "../platform/mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
@@ -62,6 +76,10 @@ export interface WebDeps {
    * webhook at /billing/webhook. Without it plans are changed by the operator.
    */
   billing?: BillingSetup;
+  /** The MCP server card (src/surfaces.ts); without it its paths answer 404. */
+  serverCard?: Record<string, unknown>;
+  /** URLs per sitemap file (the protocol's 50,000 unless a test makes it small). */
+  sitemapMaxUrls?: number;
   /** The OAuth authorization server: how client ID metadata documents are fetched, and limits. */
   oauth?: {
     documents?: DocumentPolicy;
@@ -98,9 +116,12 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
   return forwarded?.at(-1) ?? defaultIp(request, info);
 }
 
+const LLMS_PATHS = ["/llms.txt", "/llms-full.txt"];
+
 function isWebPath(path: string): boolean {
-  return path === "/" || path === "/docs" || path === "/docs/" || path === "/blog" ||
-    path.startsWith("/blog/") || path === "/account" ||
+  return path === "/" || path === "/docs" || path.startsWith("/docs/") || path === "/blog" ||
+    path.startsWith("/blog/") || isOpportunityPath(path) || isSitemapPath(path) ||
+    LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
     path === BILLING_WEBHOOK_PATH;
 }
@@ -119,9 +140,12 @@ function htmlPage(status: number, title: string, text: string): Response {
   });
 }
 
-async function staticPage(body: string): Promise<Rendered> {
+async function staticPage(
+  body: string,
+  contentType = "text/html; charset=utf-8",
+): Promise<Rendered> {
   const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
-  return { status: 200, body, contentType: "text/html; charset=utf-8", etag };
+  return { status: 200, body, contentType, etag };
 }
 
 /** /docs: the web's headers, with the one CSP addition of that page (src/web/docs.ts). */
@@ -165,6 +189,25 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     })();
   let docs: Promise<Rendered> | undefined;
   const docsPage = () => docs ??= staticPage(renderDocs());
+  // The documentation changes only with a deployment too: each page rendered once, on first use.
+  const base = deps.context.publicBaseUrl;
+  const texts = new Map<string, Promise<Rendered>>();
+  const once = (path: string, render: () => string, type?: string) => {
+    let found = texts.get(path);
+    if (!found) texts.set(path, found = staticPage(render(), type));
+    return found;
+  };
+  const plain = "text/plain; charset=utf-8";
+  function docsSite(path: string): Promise<Rendered> | undefined {
+    if (path === "/docs" || path === "/docs/") return once("/docs", () => renderDocsIndex(base));
+    if (path === "/llms.txt") return once(path, () => llmsTxt(base), plain);
+    if (path === "/llms-full.txt") return once(path, () => llmsFullTxt(base), plain);
+    const doc = docOf(path);
+    if (!doc) return undefined;
+    return doc.markdown
+      ? once(path, () => doc.page.markdown, "text/markdown; charset=utf-8")
+      : once(path, () => renderDocPage(doc.page, base));
+  }
   const account = createAccountArea({
     sql: deps.sql,
     context: deps.context,
@@ -177,6 +220,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       createWatchService(deps.sql, { publicBaseUrl: deps.context.publicBaseUrl }),
     documents: deps.oauth?.documents,
     billing: deps.billing?.billing,
+  });
+  const sitemap = createSitemap({
+    sql: deps.sql,
+    context: deps.context,
+    staticPaths: ["/", "/blog", "/docs", ...DOC_PAGES.map((p) => `/docs/${p.slug}`), "/docs/api"],
+    maxUrls: deps.sitemapMaxUrls,
   });
   const oauth = createOAuthEndpoints({
     sql: deps.sql,
@@ -217,6 +266,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
     if (path === BILLING_WEBHOOK_PATH) return await billingWebhook(request);
+    if (SERVER_CARD_PATHS.includes(path) && deps.serverCard) {
+      if (!isRead && request.method !== "OPTIONS") {
+        return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD, OPTIONS"));
+      }
+      return await serveServerCard(request, path, { card: deps.serverCard, base });
+    }
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
       // The security headers win over the page's own; a page may only name one more place its
@@ -229,13 +284,31 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
-    if (path === "/docs" || path === "/docs/") return docsResponse(request, await docsPage());
-    const rendered = path === "/" ? await homePage() : await blogPage(
-      { sql: deps.sql, context: deps.context, cache },
-      path,
-      url.searchParams,
-    );
-    if (!rendered) return htmlPage(404, "Page not found", "There is no article at this address.");
+    if (path === "/docs/api") return docsResponse(request, await docsPage());
+    if (isSitemapPath(path)) {
+      const answer = await sitemap(request, path);
+      if (answer) return answer;
+      return htmlPage(404, "Page not found", "There is no sitemap at this address.");
+    }
+    const pages = { sql: deps.sql, context: deps.context, cache };
+    const opportunity = isOpportunityPath(path);
+    const rendered = path === "/"
+      ? await homePage()
+      : opportunity
+      ? await opportunityPage(pages, path)
+      : path.startsWith("/blog")
+      ? await blogPage(pages, path, url.searchParams)
+      : await docsSite(path);
+    if (!rendered) {
+      const what = opportunity ? "opportunity" : path.startsWith("/blog") ? "article" : "page";
+      return htmlPage(404, "Page not found", `There is no ${what} at this address.`);
+    }
+    if (rendered.location) {
+      return new Response(null, {
+        status: rendered.status,
+        headers: { Location: rendered.location, ...securityHeaders("public") },
+      });
+    }
     const headers = {
       "Content-Type": rendered.contentType,
       "Cache-Control": "public, max-age=60",

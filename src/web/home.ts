@@ -18,6 +18,7 @@ import {
 } from "../platform/plans.ts";
 import { formatPrice, LIST_PRICES, type PriceList } from "../billing/prices.ts";
 import { escapeHtml, html, page, SafeHtml } from "./html.ts";
+import { installLines } from "./install_lines.ts";
 
 /** The name of the stdio package on npm (a test checks it against npm-stdio/package.json). */
 export const STDIO_PACKAGE = "oppintel-mcp";
@@ -205,6 +206,7 @@ export function renderHome(
     : html`Plans are changed by us: ask from your <a href="/account">account</a>.`;
   const free = PLAN_LIMITS.free;
   const curl = `curl -H "X-API-Key: $OPPINTEL_API_KEY" \\\n  "${base}/api/v1/overview"`;
+  const install = installLines(base);
   const body = html`
     <section class="hero">
       <h1 id="home-title">Opportunity Intelligence</h1>
@@ -234,7 +236,7 @@ export function renderHome(
     <a href="/account">account</a>; it is shown once.</p>
       <h3>REST</h3>
       <p>JSON over HTTPS, every endpoint a <code>GET</code>. The
-    <a href="/docs">API reference</a> describes each parameter and answer and lets you try
+    <a href="/docs/api">API reference</a> describes each parameter and answer and lets you try
     them with your key.</p>
       ${codeBlock("curl-example", curl)}
       <h3>MCP, hosted</h3>
@@ -243,6 +245,16 @@ export function renderHome(
       ${codeBlock("mcp-url", `${base}/mcp/`)}
       <p>For example in Cursor's <code>mcp.json</code>:</p>
       ${codeBlock("mcp-remote-config", remoteConfig(base))}
+      <h3 id="install-title">Install in one line</h3>
+      <p>Claude Code, with your key:</p>
+      ${codeBlock("install-claude-code", install.claudeCode)}
+      <p>Cursor and VS Code get the address alone and sign you in through OAuth on first use (no
+    key to paste): <a href="${install.cursorLink}">Add to Cursor</a> ·
+    <a href="${install.vscodeLink}">Add to VS Code</a>, or from a terminal:</p>
+      ${codeBlock("install-vscode", install.vscodeCommand)}
+      <p>ChatGPT: add the address as a connector with OAuth; deep research uses its
+    <code>search</code> and <code>fetch</code> tools, and cites each result's public page.
+    <a href="/docs/mcp">Every client</a>.</p>
       <h3>MCP, local stdio package</h3>
       <p>Desktop clients that start servers as processes can run the
     <code>${STDIO_PACKAGE}</code> package from npm (Node.js ${STDIO_NODE} or later). It offers
@@ -254,7 +266,9 @@ export function renderHome(
     <section>
       <h2 id="more-title">More</h2>
       <ul class="links">
-        <li><a href="/docs">API reference</a>: every endpoint, interactive</li>
+        <li><a href="/docs">Documentation</a>: getting started, REST, MCP and clients, OAuth,
+    watches, deploying (each page also as Markdown; <a href="/llms.txt">llms.txt</a> lists them)</li>
+        <li><a href="/docs/api">API reference</a>: every endpoint, interactive</li>
         <li><a href="/api/v1/openapi.json">OpenAPI document</a> (OpenAPI 3.1, JSON)</li>
         <li><a href="/blog">Articles</a>: weekly analyses of validated opportunities</li>
         <li><a href="/account">Account</a>: sign up or sign in, keys and usage</li>

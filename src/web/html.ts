@@ -64,7 +64,7 @@ export function page(options: {
         <header class="site">
           <nav aria-label="Site">
             <a class="brand" href="/">Opportunity Intelligence</a>
-            <a href="/docs">API reference</a>
+            <a href="/docs">Docs</a>
             <a href="/blog">Articles</a>
             <a href="/account">Account</a>
           </nav>

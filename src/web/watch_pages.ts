@@ -44,6 +44,7 @@ export function atomFeed(feed: Feed, selfUrl: string, publicBaseUrl: string): st
       `    <id>urn:oppintel:watch:${feed.watch.id}:opportunity:${e.id}</id>`,
       `    <updated>${e.matched_at}</updated>`,
       `    <published>${e.created_at}</published>`,
+      `    <link rel="alternate" type="text/html" href="${xml(e.url)}"/>`,
       `    <link rel="alternate" type="application/json" href="${xml(link)}"/>`,
       `    <summary>${
         xml(`Score ${e.score}, ${e.recommendation}; ${e.platform} / ${e.channel_name}`)
@@ -82,7 +83,7 @@ export async function serveWatchPage(
   const isRead = request.method === "GET" || request.method === "HEAD";
   if (url.pathname === "/feeds/watch") {
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD"));
-    const feed = await readFeed(deps.sql, token);
+    const feed = await readFeed(deps.sql, token, deps.publicBaseUrl);
     if (!feed) {
       return htmlPage(
         404,

@@ -1,5 +1,6 @@
 /** Debian's headless Chromium for the end-to-end tests, driven by playwright-core. */
-import { type BrowserContext, chromium } from "playwright-core";
+import AXE_SOURCE from "axe-core/axe.min.js" with { type: "text" };
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -42,4 +43,30 @@ export async function launchChromium(
       await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+interface AxeNode {
+  target: string[];
+  html: string;
+}
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: AxeNode[];
+}
+
+/** The serious and critical axe-core violations of the page as it is now, one line each. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  if (!await page.evaluate(() => "axe" in globalThis)) await page.evaluate(AXE_SOURCE);
+  // Page code as strings: the test is type-checked without the DOM library.
+  const violations: AxeViolation[] = await page.evaluate(
+    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`,
+  );
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) =>
+      `${v.impact} ${v.id} (${v.help}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.html}`
+    );
 }

@@ -123,3 +123,23 @@ export async function signUp(browser: Browser, email: string): Promise<void> {
   });
   assert.equal(used.response.status, 303);
 }
+
+/**
+ * The composed service on a free loopback port, its PUBLIC_BASE_URL that very address, so that
+ * every public URL it answers (an opportunity's `url`, a search result's) can be opened.
+ */
+export function serveOnPort(db: TestDb): { base: string; close(): Promise<void> } {
+  let handler: (request: Request) => Promise<Response> = () =>
+    Promise.resolve(new Response(null, { status: 503 }));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => handler(request),
+  );
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  handler = buildHandler(
+    db.database,
+    readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: base }),
+    { log: () => {} },
+  );
+  return { base, close: () => server.shutdown() };
+}

@@ -16,7 +16,7 @@
 # tests/mcp/conformance_baseline.yml. Every other server scenario needs a feature the service does
 # not have (prompts, resources, completions, logging, sessions, sampling, elicitation,
 # multi-round-trip input, x-mcp-header tools, tasks) or a fixture tool only the reference server
-# lists; the README's MCP section names them. Ends with "conformance: N passed, M failed";
+# lists; docs/mcp.md (Protocol revisions) names them. Ends with "conformance: N passed, M failed";
 # exits 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

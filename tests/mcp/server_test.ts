@@ -35,6 +35,8 @@ const FREE_TOOLS = [
   "list_blog_posts",
   "get_blog_post",
   "get_usage",
+  "search",
+  "fetch",
 ];
 /** The watch tools: free, and they change state (not read-only). */
 const WATCH_TOOLS = ["create_watch", "list_watches", "delete_watch"];
@@ -154,7 +156,7 @@ const INITIALIZE = {
   },
 };
 
-dbTest("MCP initialize and tools/list: eight described tools, free of charge", async (db, t) => {
+dbTest("MCP initialize and tools/list: ten described tools, free of charge", async (db, t) => {
   const app = testApp(db);
   const served = serve(app);
   const { key, accountId } = await makeKey(db.sql, "free");
@@ -166,7 +168,7 @@ dbTest("MCP initialize and tools/list: eight described tools, free of charge", a
       assert.ok(client.getServerCapabilities()?.tools);
     });
     const { tools } = await client.listTools();
-    await t.step("all eight tools, to a Free key too", () => {
+    await t.step("all ten tools, to a Free key too", () => {
       assert.deepEqual(
         tools.map((x: Tool) => x.name).sort(),
         [...FREE_TOOLS, ...PRO_TOOLS, ...WATCH_TOOLS].sort(),
@@ -463,7 +465,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
   const { client, lastHeaders, close } = await connect(served.url, { key: free.key });
   try {
     await t.step("initialize, tools/list and ping still work at the limit", async () => {
-      assert.equal((await client.listTools()).tools.length, 11);
+      assert.equal((await client.listTools()).tools.length, 13);
       await client.ping();
       assert.equal(await usedOf(db.sql, free.accountId), 20);
     });
@@ -575,7 +577,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       ];
       for (const pending of variants) {
         const c = await pending;
-        assert.equal((await c.client.listTools()).tools.length, 11);
+        assert.equal((await c.client.listTools()).tools.length, 13);
         await c.close();
       }
     });

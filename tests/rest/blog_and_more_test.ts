@@ -143,7 +143,7 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
     const res = await app.get("/");
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
-    assert.match(await res.text(), /<a href="\/docs">API reference<\/a>/);
+    assert.match(await res.text(), /<a href="\/docs">Docs<\/a>/);
   });
   await t.step("a trailing slash is accepted", async () => {
     assert.equal((await app.get("/api/v1/opportunities/", key)).status, 200);

@@ -21,6 +21,7 @@ const LIST_FIELDS = [
   "target_audience",
   "tech_difficulty",
   "title",
+  "url",
   "willingness_to_pay_score",
 ];
 
@@ -97,6 +98,9 @@ dbTest("GET /api/v1/opportunities: filters, order, paging and shape", async (db,
   await t.step("list items carry exactly the list fields, no detail-only ones", async () => {
     const body = await list("");
     assert.deepEqual(Object.keys(body.items[0]).sort(), LIST_FIELDS);
+    for (const item of body.items) {
+      assert.equal(item.url, `https://oppintel.example/opportunities/${item.id}/${item.slug}`);
+    }
     assert.match(
       String(body.items[0].created_at),
       /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/,
@@ -198,6 +202,7 @@ dbTest(
       }
       assert.equal(body.id, ids["opp-1"]);
       assert.deepEqual(body.key_features, ["One", "Two"]);
+      assert.equal(body.url, `https://oppintel.example/opportunities/${ids["opp-1"]}/${body.slug}`);
       assert.equal(body.related_article_url, "https://oppintel.example/blog/ci-analysis");
     });
     await t.step("evidence quotes are scrubbed again on read", async () => {

@@ -50,14 +50,24 @@ dbTest("runs of search operators in every q answer, never 500", async (db, t) =>
   assert.ok(restTargets.includes("/api/v1/blog") && restTargets.includes("/api/v1/opportunities"));
   const tools = [...TOOLS, ...WATCH_TOOLS].map((tool) => ({
     name: tool.name,
-    properties: Object.keys(
-      (toolListing(tool).inputSchema as { properties?: Record<string, unknown> }).properties ??
-        {},
-    ),
+    properties: (toolListing(tool).inputSchema as {
+      properties?: Record<string, { type?: string }>;
+    }).properties ?? {},
   }));
-  const qTools = tools.filter((tool) => tool.properties.includes("q")).map((tool) => tool.name);
-  assert.ok(qTools.includes("list_blog_posts") && qTools.includes("query_opportunities"));
-  const watchTools = tools.filter((tool) => tool.properties.includes("query"))
+  // The keyword argument of a tool: `q`, or `query` when it is a string (search); a watch's
+  // `query` is the list query, an object holding q.
+  const qTools = tools.flatMap((tool) =>
+    "q" in tool.properties
+      ? [{ name: tool.name, arg: "q" }]
+      : tool.properties.query?.type === "string"
+      ? [{ name: tool.name, arg: "query" }]
+      : []
+  );
+  assert.deepEqual(
+    qTools.map((tool) => tool.name).sort(),
+    ["list_blog_posts", "query_opportunities", "search"],
+  );
+  const watchTools = tools.filter((tool) => "query" in tool.properties && tool.name !== "search")
     .map((tool) => tool.name);
   assert.deepEqual(watchTools, ["create_watch"]);
 
@@ -73,10 +83,10 @@ dbTest("runs of search operators in every q answer, never 500", async (db, t) =>
     });
   }
   for (const era of ["2025", "2026"] as const) {
-    for (const name of qTools) {
+    for (const { name, arg } of qTools) {
       await t.step(`MCP ${era} ${name}`, async () => {
         for (const [what, q, fits] of values) {
-          const res = await mcpCallOfEra(app, key, era, name, { q });
+          const res = await mcpCallOfEra(app, key, era, name, { [arg]: q });
           const label = `${name} q=${what}`;
           const body = await assertNoInternalError(res, label) as {
             result?: { isError?: boolean; structuredContent?: { error?: string } };

@@ -69,6 +69,11 @@ dbTest("E-mail digest over SMTP, one per import, unsubscribed without a session"
     assert.match(mail, /Scheduling assistant for clinics \(score 77, Build\)/);
     assert.ok(mail.indexOf("clinics") < mail.indexOf("barbers"), "best score first");
     assert.doesNotMatch(mail, /Unrelated idea/);
+    const [clinics] = await db.sql`select id, slug from opportunities where external_id = 'm1'`;
+    assert.ok(
+      mail.includes(`https://oppintel.example/opportunities/${clinics.id}/${clinics.slug}`),
+      "each match links to its public page",
+    );
     const header = /^List-Unsubscribe:\s*<([^>]+)>/mi.exec(mail); // folded by the mailer
     assert.ok(header, "List-Unsubscribe header");
     assert.match(mail, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click/mi);
@@ -130,6 +135,14 @@ dbTest("The Atom feed is valid XML, newest matches first; a wrong token is 404",
   assert.deepEqual(entries.map((e: { title: string }) => e.title), [
     "Second idea",
     "First & <early> idea",
+  ]);
+  const [second] = await db.sql`select id, slug from opportunities where external_id = 'f2'`;
+  const links = [entries[0].link].flat().map((
+    l: Record<string, string>,
+  ) => [l["@_type"], l["@_href"]]);
+  assert.deepEqual(links[0], [
+    "text/html",
+    `https://oppintel.example/opportunities/${second.id}/${second.slug}`,
   ]);
 
   for (const token of ["oi_feed_wrongwrongwrongwrongwrong", "", "x"]) {

@@ -59,6 +59,15 @@ dbTest("GET /blog/{slug} renders a published article with its metadata", async (
     assert.match(page, /id="related-opportunity"/);
     assert.match(page, /Retry-aware CI dashboard for flaky tests/);
     assert.match(page, new RegExp(`/api/v1/opportunities/${ids["opp-1"]}`));
+    assert.match(
+      page,
+      new RegExp(
+        `<a href="https://oppintel.example/opportunities/${
+          ids["opp-1"]
+        }/retry-aware-ci-dashboard-for-flaky-tests">`,
+      ),
+      "its title links to its public page",
+    );
   });
 
   await t.step("the page is valid HTML", async () => {

@@ -47,41 +47,46 @@ Deno.test("the Swagger UI files are the pinned npm package's", async () => {
   assert.match(DOCS_ASSETS["/docs/assets/swagger-ui.css"].body, /\.swagger-ui/);
 });
 
-dbTest("GET /docs and its files, under the web's CSP plus connect-src 'self'", async (db, t) => {
-  const app = webTestApp(db, { base: BASE });
-  const get = (path: string, init?: RequestInit) =>
-    app.handler(new Request(`${BASE}${path}`, init));
+dbTest(
+  "GET /docs/api and its files, under the web's CSP plus connect-src 'self'",
+  async (db, t) => {
+    const app = webTestApp(db, { base: BASE });
+    const get = (path: string, init?: RequestInit) =>
+      app.handler(new Request(`${BASE}${path}`, init));
 
-  await t.step("the page, with the one CSP addition", async () => {
-    const response = await get("/docs");
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
-    const csp = response.headers.get("content-security-policy") ?? "";
-    const home = (await get("/")).headers.get("content-security-policy") ?? "";
-    assert.equal(csp, `${home}; connect-src 'self'`);
-    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-    assert.doesNotMatch(home, /connect-src/, "other pages keep the base policy");
-    assert.match(await response.text(), /<div id="swagger-ui"><\/div>/);
-    assert.equal((await get("/docs/")).status, 200);
-  });
+    await t.step("the page, with the one CSP addition", async () => {
+      const response = await get("/docs/api");
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
+      const csp = response.headers.get("content-security-policy") ?? "";
+      const home = (await get("/")).headers.get("content-security-policy") ?? "";
+      assert.equal(csp, `${home}; connect-src 'self'`);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      assert.doesNotMatch(home, /connect-src/, "other pages keep the base policy");
+      assert.match(await response.text(), /<div id="swagger-ui"><\/div>/);
+      const index = await get("/docs");
+      assert.equal(index.status, 200);
+      assert.doesNotMatch(await index.text(), /swagger-ui/, "/docs is the documentation's index");
+    });
 
-  await t.step("the files, with their types", async () => {
-    for (const [path, asset] of Object.entries(DOCS_ASSETS)) {
-      const response = await get(path);
-      assert.equal(response.status, 200, path);
-      assert.equal(response.headers.get("content-type"), asset.type, path);
-      assert.equal(await response.text(), asset.body, path);
-    }
-    const missing = await get("/docs/assets/nothing.js");
-    assert.equal(missing.status, 404);
-    await missing.body?.cancel();
-  });
+    await t.step("the files, with their types", async () => {
+      for (const [path, asset] of Object.entries(DOCS_ASSETS)) {
+        const response = await get(path);
+        assert.equal(response.status, 200, path);
+        assert.equal(response.headers.get("content-type"), asset.type, path);
+        assert.equal(await response.text(), asset.body, path);
+      }
+      const missing = await get("/docs/assets/nothing.js");
+      assert.equal(missing.status, 404);
+      await missing.body?.cancel();
+    });
 
-  await t.step("304 for a known ETag; POST is 405", async () => {
-    const etag = (await get("/docs")).headers.get("etag")!;
-    assert.equal((await get("/docs", { headers: { "If-None-Match": etag } })).status, 304);
-    const post = await get("/docs", { method: "POST" });
-    assert.equal(post.status, 405);
-    await post.body?.cancel();
-  });
-});
+    await t.step("304 for a known ETag; POST is 405", async () => {
+      const etag = (await get("/docs/api")).headers.get("etag")!;
+      assert.equal((await get("/docs/api", { headers: { "If-None-Match": etag } })).status, 304);
+      const post = await get("/docs/api", { method: "POST" });
+      assert.equal(post.status, 405);
+      await post.body?.cancel();
+    });
+  },
+);

@@ -7,12 +7,11 @@
  * X-API-Key, and the key is found in no storage afterwards. Skipped without Chromium.
  */
 import assert from "node:assert/strict";
-import AXE_SOURCE from "axe-core/axe.min.js" with { type: "text" };
 import type { Page } from "playwright-core";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import { loadFixture, makeKey } from "../helpers/app.ts";
-import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
+import { axeViolations, CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 import { ENGINES, type TestDb, withTestDb } from "../helpers/db.ts";
 
 if (!hasChromium) {
@@ -24,32 +23,6 @@ const WIDTHS = [{ name: "desktop", width: 1280, height: 900 }, {
   width: 375,
   height: 812,
 }];
-
-interface AxeNode {
-  target: string[];
-  html: string;
-}
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: AxeNode[];
-}
-
-/** The serious and critical axe-core violations of the page as it is now, one line each. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  if (!await page.evaluate(() => "axe" in globalThis)) await page.evaluate(AXE_SOURCE);
-  // Page code as strings: the test is type-checked without the DOM library.
-  const violations: AxeViolation[] = await page.evaluate(
-    `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`,
-  );
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) =>
-      `${v.impact} ${v.id} (${v.help}): ${v.nodes.length} nodes, e.g. ${v.nodes[0]?.html}`
-    );
-}
 
 /** A server on a free loopback port running the composed service on `db`. */
 function serve(db: TestDb) {
@@ -82,7 +55,7 @@ function watch(page: Page, base: string): string[] {
 }
 
 Deno.test({
-  name: "browser: /, /docs and an article at two widths: screenshots, axe, nothing external",
+  name: "browser: /, /docs/api and an article at two widths: screenshots, axe, nothing external",
   ignore: !hasChromium,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -101,7 +74,7 @@ Deno.test({
           for (
             const [label, path, ready] of [
               ["home", "/", "#home-title"],
-              ["docs", "/docs", ".opblock"],
+              ["docs", "/docs/api", ".opblock"],
               ["article", "/blog/ci-analysis", "article h1"],
             ]
           ) {
@@ -126,7 +99,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "browser: /docs tries an endpoint with the reader's key and stores the key nowhere",
+  name: "browser: /docs/api tries an endpoint with the reader's key and stores the key nowhere",
   ignore: !hasChromium,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -141,7 +114,7 @@ Deno.test({
       const sent: { url: string; key: string | undefined }[] = [];
       page.on("request", (r) => sent.push({ url: r.url(), key: r.headers()["x-api-key"] }));
       try {
-        await page.goto(`${base}/docs`);
+        await page.goto(`${base}/docs/api`);
         await page.waitForSelector(".opblock");
         assert.equal(await page.locator("button.btn.authorize.unlocked").count(), 1);
 

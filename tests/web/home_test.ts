@@ -195,8 +195,8 @@ Deno.test("renderHome: how to connect, for this service's address", async (t) =>
     assert.equal(config.env.OPPINTEL_BASE_URL, BASE);
   });
 
-  await t.step("links to the API reference, articles and account", () => {
-    for (const href of ["/docs", "/api/v1/openapi.json", "/blog", "/account"]) {
+  await t.step("links to the docs, the API reference, articles and account", () => {
+    for (const href of ["/docs", "/docs/api", "/api/v1/openapi.json", "/blog", "/account"]) {
       assert.match(page, new RegExp(`<a href="${href.replaceAll(".", "\\.")}">`), href);
     }
   });

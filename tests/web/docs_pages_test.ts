@@ -1,0 +1,147 @@
+/**
+ * The documentation: the README is a front page of at most 200 lines that links every page of
+ * docs/; no line of them is over 120 characters (tables padded by the formatter were the cause);
+ * a long page opens with a contents list whose links all land on a heading; each page is served
+ * as valid HTML at /docs/{page} and byte for byte as Markdown at /docs/{page}.md; /docs,
+ * /llms.txt and /llms-full.txt list every page.
+ */
+import assert from "node:assert/strict";
+import { HtmlValidate } from "html-validate";
+import { dbTest } from "../helpers/db.ts";
+import { webTestApp } from "../helpers/web.ts";
+import { DOC_PAGES } from "../../src/web/docs_pages.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const BASE = "https://oppintel.example";
+
+const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
+
+/** The lines of a Markdown text outside fenced blocks. */
+function prose(markdown: string): string[] {
+  let fenced = false;
+  return markdown.split("\n").filter((line) => {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    return !fenced;
+  });
+}
+
+Deno.test("the README: a front page of at most 200 lines linking every page", async (t) => {
+  const readme = await read("README.md");
+  await t.step("at most 200 lines", () => {
+    assert.ok(readme.split("\n").length - 1 <= 200, `${readme.split("\n").length - 1} lines`);
+  });
+  await t.step("every page of docs/ is linked, and every page linked exists", async () => {
+    const served = DOC_PAGES.map((p) => `docs/${p.slug}.md`).sort();
+    const linked = [...new Set([...readme.matchAll(/\]\((docs\/[a-z-]+\.md)\)/g)].map((m) => m[1]))]
+      .sort();
+    assert.deepEqual(linked, served);
+    const files = [];
+    for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+      if (entry.name.endsWith(".md") && entry.name !== "DECISIONS.md") files.push(entry.name);
+    }
+    assert.deepEqual(files.map((f) => `docs/${f}`).sort(), served, "no page left out");
+  });
+});
+
+Deno.test("the pages: short lines, a contents list on long pages, anchors that land", async (t) => {
+  for (const file of ["README.md", ...DOC_PAGES.map((p) => `docs/${p.slug}.md`)]) {
+    await t.step(file, async () => {
+      const text = await read(file);
+      // A link's definition is one address, which cannot wrap.
+      const long = text.split("\n").filter((line) =>
+        line.length > 120 && !/^\[[^\]]+\]: \S+$/.test(line)
+      );
+      assert.deepEqual(long, [], "no line over 120 characters");
+      const lines = prose(text);
+      if (file !== "README.md" && text.split("\n").length > 100) {
+        const top = lines.slice(0, 25).filter((l) => /^- \[.*\]\(#/.test(l));
+        assert.ok(top.length >= 2, "a long page opens with a contents list");
+      }
+    });
+  }
+});
+
+dbTest("GET /docs/{page} and /docs/{page}.md, /docs, /llms.txt, /llms-full.txt", async (db, t) => {
+  const app = webTestApp(db, { base: BASE });
+  const get = (path: string) => app.handler(new Request(`${BASE}${path}`));
+  const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+
+  for (const doc of DOC_PAGES) {
+    await t.step(`${doc.slug}: the Markdown twin is the file, byte for byte`, async () => {
+      const response = await get(`/docs/${doc.slug}.md`);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "text/markdown; charset=utf-8");
+      assert.equal(await response.text(), await read(`docs/${doc.slug}.md`));
+    });
+    await t.step(
+      `${doc.slug}: valid HTML, canonical, its twin named, anchors that land`,
+      async () => {
+        const response = await get(`/docs/${doc.slug}`);
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
+        const page = await response.text();
+        assert.ok(page.includes(`<link rel="canonical" href="${BASE}/docs/${doc.slug}">`));
+        assert.ok(
+          page.includes(`<link rel="alternate" type="text/markdown" href="/docs/${doc.slug}.md">`),
+        );
+        assert.ok(page.includes(`<h1>${doc.title.replaceAll("`", "")}`) || page.includes("<h1>"));
+        for (const [, marker] of doc.markdown.matchAll(/^\s*<!-- (readme-test: .+) -->\s*$/gm)) {
+          assert.ok(!page.includes(marker.replaceAll("'", "&#39;")), `${marker}: not on the page`);
+        }
+        const ids = new Set([...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+        for (const [, anchor] of page.matchAll(/href="#([^"]+)"/g)) {
+          assert.ok(ids.has(anchor), `#${anchor} lands on a heading`);
+        }
+        for (const [, target, anchor] of page.matchAll(/href="\/docs\/([a-z-]+)(?:#([^"]+))?"/g)) {
+          const linked = await get(`/docs/${target}`);
+          assert.equal(linked.status, 200, `/docs/${target}`);
+          const text = await linked.text();
+          if (anchor) assert.ok(text.includes(` id="${anchor}"`), `/docs/${target}#${anchor}`);
+        }
+        assert.doesNotMatch(page, /href="[a-z-]+\.md/, "links between pages go to the pages");
+        const report = await validator.validateString(page);
+        const messages = report.results.flatMap((r) =>
+          r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`)
+        );
+        assert.deepEqual(messages, []);
+      },
+    );
+  }
+
+  await t.step("/docs lists every page and the API reference", async () => {
+    const page = await (await get("/docs")).text();
+    for (const doc of DOC_PAGES) assert.ok(page.includes(`href="/docs/${doc.slug}"`), doc.slug);
+    assert.ok(page.includes(`href="/docs/api"`));
+    const report = await validator.validateString(page);
+    assert.equal(report.valid, true, JSON.stringify(report.results));
+  });
+
+  await t.step("/llms.txt: the llmstxt.org shape, every page's Markdown listed", async () => {
+    const response = await get("/llms.txt");
+    assert.equal(response.headers.get("content-type"), "text/plain; charset=utf-8");
+    const text = await response.text();
+    const lines = text.split("\n");
+    assert.equal(lines[0], "# Opportunity Intelligence");
+    assert.match(lines[2], /^> /, "a summary in a blockquote");
+    const links = [...text.matchAll(/^- \[[^\]]+\]\((\S+)\)/gm)].map((m) => m[1]);
+    for (const doc of DOC_PAGES) {
+      assert.ok(links.includes(`${BASE}/docs/${doc.slug}.md`), doc.slug);
+    }
+    for (const link of links.filter((l) => l.startsWith(`${BASE}/`))) {
+      const linked = await get(link.slice(BASE.length));
+      assert.equal(linked.status, 200, link);
+      await linked.body?.cancel();
+    }
+  });
+
+  await t.step("/llms-full.txt holds every page", async () => {
+    const text = await (await get("/llms-full.txt")).text();
+    for (const doc of DOC_PAGES) assert.ok(text.includes(await read(`docs/${doc.slug}.md`)));
+  });
+
+  await t.step("an unknown page is a 404", async () => {
+    const response = await get("/docs/nothing");
+    assert.equal(response.status, 404);
+    await response.body?.cancel();
+  });
+});
