@@ -1,11 +1,11 @@
 /**
- * `deno run -A bench/mcp_eras.ts`: MCP tools/call on both protocol eras next to the REST list and
- * detail (issue 15), on one service (this checkout) and one PostgreSQL database, loaded in turns
+ * `deno task bench:mcp-eras`: MCP tools/call on both protocol eras next to the REST list and
+ * detail, on one service (this checkout) and one PostgreSQL database, loaded in turns
  * (REST, 2025, 2026-07-28, REST, ...) so that the machine's drift hits all alike. Prints the
  * median requests per second and latencies of the rounds per scenario, and each MCP figure as a
  * ratio of its REST twin.
  *
- * Example: deno run -A bench/mcp_eras.ts --opportunities 20000 --rounds 3 --duration 5
+ * Example: deno task bench:mcp-eras --opportunities 20000 --rounds 3 --duration 5
  */
 import { loadRun } from "./measure.ts";
 import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
@@ -15,7 +15,7 @@ import type { LoadResult, LoadSpec } from "./load.ts";
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const MODERN = "2026-07-28";
 
-const HELP = `Usage: deno run -A bench/mcp_eras.ts [flags]
+const HELP = `Usage: deno task bench:mcp-eras [flags]
 
 Flags:
   --opportunities N     Opportunities in the database (default 20000; reused when it matches)

@@ -1,5 +1,5 @@
 /**
- * `deno run -A bench/mcp_overhead.ts`: the service's own CPU per request of the REST list and
+ * `deno task bench:mcp-overhead`: the service's own CPU per request of the REST list and
  * detail and of their MCP twins on both protocol eras, in process (the handler main.ts builds,
  * no HTTP server, no load generator), one request at a time, scenarios in turns. On a shared
  * machine this is steadier than a load run: process CPU time per request counts only this
@@ -17,14 +17,25 @@ import { openDatabase } from "../src/db/open.ts";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { createApiKey } from "../src/accounts/api_keys.ts";
 import { benchAdminUrl } from "./prepare.ts";
+import { arg, exitWithHelpIfAsked } from "./args.ts";
+
+exitWithHelpIfAsked(`
+Usage: deno task bench:mcp-overhead [flags]
+
+The service's own CPU per request of the REST list and detail and of their MCP twins on both
+protocol eras, in process (no HTTP server, no load generator); the best round is reported.
+
+Flags:
+  --database NAME          An existing bench database (default oppintel_bench; build it with
+                           deno task bench --prepare-only)
+  --requests N             Requests of each scenario per round (default 400)
+  --rounds N               Rounds (default 5)
+  --scenarios LIST         Comma-separated scenario ids (default all)
+  --cpu-prof-only ID       Run one scenario for the rounds, for deno run --cpu-prof
+`);
 
 const MODERN = "2026-07-28";
 const DOMAIN = "overhead.bench.oppintel.local";
-
-function arg(name: string, fallback: string): string {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
-}
 
 const database = arg("--database", "oppintel_bench");
 const requests = Number(arg("--requests", "400"));

@@ -1,6 +1,6 @@
 /**
- * bench/RESULTS.md: every figure of a run, each ratio against its baseline and PASS/MISS per
- * target of issue 6. The findings of a person (bench/FINDINGS.md) are appended as they are, so
+ * bench/results/RESULTS.md: every figure of a run, each ratio against its baseline and PASS/MISS per
+ * target of the benchmark suite. The findings of a person (bench/results/FINDINGS.md) are appended as they are, so
  * that a rerun keeps them.
  */
 import { readSearch, renderSearch } from "./search_report.ts";
@@ -220,7 +220,7 @@ function failed(l: Latency | undefined): boolean {
   return l !== undefined && Object.keys(l.failures).length > 0;
 }
 
-/** The PASS/MISS rows of issue 6's targets. */
+/** The PASS/MISS rows of the suite's targets. */
 export function targets(r: Results): TargetRow[] {
   const s = summarize(r.runs);
   const w = r.words;
@@ -238,7 +238,7 @@ export function targets(r: Results): TargetRow[] {
     ),
     ratioTarget("Detail vs raw single-row select", s, "detail", "raw_detail", 0.8),
     p99Target(
-      "Random filters and pages, p99 vs the raw page query's p99 (issue 19)",
+      "Random filters and pages, p99 vs the raw page query's p99",
       s,
       "list_random",
       "raw_random",
@@ -287,7 +287,7 @@ export function renderResults(r: Results, findings?: string): string {
       `${r.commit || "?"}` +
       (r.dirty ? ` with ${r.dirty} uncommitted changed files in src/, sql/ or main.ts` : "") +
       `, in ${f0(r.totalSeconds)} s end to end. Rerun: \`deno task bench\` (\`--help\` for the ` +
-      "flags). Each rerun rewrites this file; bench/FINDINGS.md, written by a person, is " +
+      "flags). Each rerun rewrites this file; bench/results/FINDINGS.md, written by a person, is " +
       "appended at the end.",
     "",
     "## Machine",
@@ -343,7 +343,7 @@ export function renderResults(r: Results, findings?: string): string {
 
   push(
     "",
-    "## Targets (issue 6)",
+    "## Targets",
     "",
     "| Target | Measured | Required | Result |",
     "|---|---|---|---|",
@@ -460,11 +460,11 @@ export function jsonPathOf(markdownPath: string): string {
 }
 
 /**
- * Writes the Markdown, appending bench/FINDINGS.md when it exists, and the figures as JSON
+ * Writes the Markdown, appending bench/results/FINDINGS.md when it exists, and the figures as JSON
  * beside it (RESULTS.md -> RESULTS.json).
  */
 export async function writeResults(path: string, results: Results): Promise<void> {
-  const findingsPath = new URL("./FINDINGS.md", import.meta.url);
+  const findingsPath = new URL("./results/FINDINGS.md", import.meta.url);
   const findings = await Deno.readTextFile(findingsPath).catch(() => undefined);
   const search = await readSearch();
   await Deno.writeTextFile(jsonPathOf(path), JSON.stringify(results, null, 2) + "\n");
@@ -474,18 +474,18 @@ export async function writeResults(path: string, results: Results): Promise<void
   );
 }
 
-/** Renders bench/RESULTS.md again from its JSON (and the search run's), measuring nothing. */
+/** Renders bench/results/RESULTS.md again from its JSON (and the search run's), measuring nothing. */
 export async function renderAgain(
-  path = new URL("./RESULTS.md", import.meta.url).pathname,
+  path = new URL("./results/RESULTS.md", import.meta.url).pathname,
 ): Promise<void> {
   const results = JSON.parse(await Deno.readTextFile(jsonPathOf(path))) as Results;
   await writeResults(path, results);
 }
 
-// `deno run -A bench/report.ts [bench/RESULTS.md]` renders the Markdown again from its JSON,
-// e.g. after editing bench/FINDINGS.md, without measuring anything.
+// `deno task bench:report [bench/results/RESULTS.md]` renders the Markdown again from its JSON,
+// e.g. after editing bench/results/FINDINGS.md, without measuring anything.
 if (import.meta.main) {
-  const path = Deno.args[0] ?? new URL("./RESULTS.md", import.meta.url).pathname;
+  const path = Deno.args[0] ?? new URL("./results/RESULTS.md", import.meta.url).pathname;
   await renderAgain(path);
   console.error(`Rendered ${path} again from ${jsonPathOf(path)}`);
 }

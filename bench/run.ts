@@ -1,8 +1,8 @@
 /**
- * `deno task bench`: the benchmark suite of issue 6. Prepares a PostgreSQL database with N demo
+ * `deno task bench`: the benchmark suite. Prepares a PostgreSQL database with N demo
  * opportunities, starts the service and two baselines on it (raw postgres.js, static JSON),
  * loads each scenario with autocannon alternating service and baseline, measures single-client
- * latency, cold starts, the stdio package and memory, and writes bench/RESULTS.md with
+ * latency, cold starts, the stdio package and memory, and writes bench/results/RESULTS.md with
  * PASS/MISS per target. Every process it starts is stopped however it ends.
  *
  * Quick dry run: deno task bench --opportunities 20000 --duration 2 --warmup 1 --out /tmp/r.md
@@ -70,7 +70,7 @@ Flags:
   --connections N             Connections of each load run (default 50)
   --embedded-opportunities N  Opportunities of the embedded list scenario (default 50000; 0 skips)
   --sequential N              Requests of each single-client measurement (default 50)
-  --out FILE                  Where to write the results (default bench/RESULTS.md)
+  --out FILE                  Where to write the results (default bench/results/RESULTS.md)
   --prepare-only              Prepare the database and stop
 
 Environment: BENCH_POSTGRES_URL, the server's maintenance database
@@ -85,7 +85,7 @@ function parseOptions(args: string[]): Options {
     duration: 8,
     connections: 50,
     embeddedOpportunities: 50_000,
-    out: `${ROOT}/bench/RESULTS.md`,
+    out: `${ROOT}/bench/results/RESULTS.md`,
     prepareOnly: false,
     sequential: 50,
   };

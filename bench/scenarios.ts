@@ -26,7 +26,7 @@ export interface Words {
 export const FILTER = "platform=reddit&min_score=70&recommendation=Build";
 
 /**
- * Random filters and pages (issue 19: cache misses under load): `n` query strings drawn with a
+ * Random filters and pages (cache misses under load): `n` query strings drawn with a
  * fixed seed from platform, min_score, recommendation, sort and page, sent to the service and to
  * the raw baseline's page query alike. Most requests miss the service's cache, and its count
  * (cached per filter) is computed while the load runs.

@@ -1,5 +1,5 @@
 /**
- * `deno run -A bench/sdk_floor.ts`: what the MCP TypeScript SDK (v2) costs per request by itself,
+ * `deno task bench:sdk-floor`: what the MCP TypeScript SDK (v2) costs per request by itself,
  * with no key, database, tool work or app code, for a result the size of a list page: process CPU per request of a trivial tool call
  * answered through the SDK's two stateless paths (the 2026-07-28 `createMcpHandler` and the 2025
  * per-request `Server` + `WebStandardStreamableHTTPServerTransport`, as src/mcp/server.ts builds
@@ -7,18 +7,26 @@
  * hand. In process, one request at a time, scenarios in turns; the best round is reported.
  *
  * The difference is the SDK's floor: the part of an MCP tool call that no change to the service's
- * own code can remove while the SDK serves each request (issue 19's constraint).
+ * own code can remove while the SDK serves each request.
  *
  * Options: --requests N per round (default 2000), --rounds N (default 5).
  */
 import process from "node:process";
 import { createMcpHandler, Server } from "@modelcontextprotocol/server";
 import { serveStateless } from "../src/mcp/server.ts";
+import { arg, exitWithHelpIfAsked } from "./args.ts";
 
-function arg(name: string, fallback: string): string {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
-}
+exitWithHelpIfAsked(`
+Usage: deno task bench:sdk-floor [flags]
+
+What the MCP SDK costs per request by itself (process CPU of a trivial tool call through the
+SDK's two stateless paths, beside a bare JSON-RPC handler); in process, best round reported.
+
+Flags:
+  --requests N   Requests per round (default 2000)
+  --rounds N     Rounds (default 5)
+`);
+
 const requests = Number(arg("--requests", "2000"));
 const rounds = Number(arg("--rounds", "5"));
 const MODERN = "2026-07-28";

@@ -8,7 +8,7 @@
  * - the same queries repeated (cached): p95;
  * - random queries and pages under 50 connections: throughput, p99 and any non-2xx.
  * It applies pending migrations first and reports how long they took. The figures go to
- * bench/SEARCH.json, and bench/RESULTS.md shows them (rendered by bench/report.ts).
+ * bench/results/SEARCH.json, and bench/results/RESULTS.md shows them (rendered by bench/report.ts).
  */
 import postgres from "postgres";
 import { loadRun, quantile, timeRequest } from "./measure.ts";
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
       load: { connections: options.connections, seconds: options.duration, ...load },
     };
     await Deno.writeTextFile(
-      new URL("./SEARCH.json", import.meta.url),
+      new URL("./results/SEARCH.json", import.meta.url),
       JSON.stringify(results, null, 2) + "\n",
     );
     await renderAgain();

@@ -1,4 +1,4 @@
-/** The search section of bench/RESULTS.md, rendered from bench/SEARCH.json (bench/search.ts). */
+/** The search section of bench/results/RESULTS.md, rendered from bench/results/SEARCH.json (bench/search.ts). */
 import type { LoadResult } from "./load.ts";
 
 export interface SearchResults {
@@ -19,7 +19,7 @@ export interface SearchResults {
   load: LoadResult & { connections: number; seconds: number };
 }
 
-const PATH = new URL("./SEARCH.json", import.meta.url);
+const PATH = new URL("./results/SEARCH.json", import.meta.url);
 
 /** The results of the last search run, if there was one. */
 export async function readSearch(): Promise<SearchResults | undefined> {

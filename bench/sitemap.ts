@@ -4,18 +4,32 @@
  * and samples the process's memory while it runs, to show that a million opportunities are served
  * in parts of at most 50,000 URLs without building one document in memory.
  *
- *   deno run -A bench/sitemap.ts --database NAME [--parts all|N]
+ *   deno task bench:sitemap --database NAME [--parts all|N]
  */
 import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/open.ts";
 import { readConfig } from "../src/platform/config.ts";
 import { createSitemap, SITEMAP_MAX_URLS } from "../src/web/sitemap.ts";
+import { exitWithHelpIfAsked } from "./args.ts";
 
+exitWithHelpIfAsked(`
+Usage: deno task bench:sitemap --database NAME [--parts all|N]
+
+Streams the sitemap of an existing database (read only) part by part, counting URLs and bytes
+and sampling the process's memory.
+
+Flags:
+  --database NAME   The database to read (required)
+  --parts all|N     Every part (default) or the first N
+`);
 const { values } = parseArgs({
   args: Deno.args,
   options: { database: { type: "string" }, parts: { type: "string", default: "all" } },
 });
-if (!values.database) throw new Error("--database NAME is required");
+if (!values.database) {
+  console.error("--database NAME is required (see --help)");
+  Deno.exit(2);
+}
 const base = "https://oppintel.example";
 const config = readConfig({
   DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${values.database}`,

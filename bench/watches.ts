@@ -1,5 +1,5 @@
 /**
- * Bench of the watches (issue 17): the new-match computation of an import, and the delivery
+ * Bench of the watches: the new-match computation of an import, and the delivery
  * throughput to a loopback receiver.
  *
  * Matching: W watches of mixed filters are created and an import runs through the import's own
@@ -15,8 +15,8 @@
  * Delivery: one event (one opportunity) per watch to a loopback receiver, concurrency 8; the
  * account, watches, jobs and attempts it adds are deleted at the end.
  *
- *   deno run -A bench/watches.ts [--rows 50000] [--watches 1000] [--written 10000] [--runs 2]
- *   deno run -A bench/watches.ts --database NAME   # an existing, prepared database
+ *   deno task bench:watches [--rows 50000] [--watches 1000] [--written 10000] [--runs 2]
+ *   deno task bench:watches --database NAME   # an existing, prepared database
  *
  * Without --database it seeds `--rows` demo opportunities into a database of its own (dropped at
  * the end). With --database it uses that database as it is (migrating it first), and restores
@@ -51,10 +51,10 @@ function parseFlags() {
   }
 }
 const { values } = parseFlags();
-const USAGE = `Usage: deno run -A bench/watches.ts [flags]
+const USAGE = `Usage: deno task bench:watches [flags]
 
 Times the new-match computation of an import against many watches, then the delivery throughput
-to a loopback receiver (issue 17's target: 10,000 new rows x 1,000 watches in under 30 s at 1M).
+to a loopback receiver (the target: 10,000 new rows x 1,000 watches in under 30 s at 1M).
 
 Flags:
   --database NAME  An existing database to use as it is (migrated first; what the bench adds is
