@@ -20,7 +20,7 @@ import { annotateSpan, noteCacheLookup } from "./src/platform/telemetry.ts";
 import { createWebHandler, forwardedClientIp, type WebDeps } from "./src/web/handler.ts";
 import { createMailer } from "./src/platform/mailer.ts";
 import { insecureIssuerWarning } from "./src/web/oauth.ts";
-import { createUsageMail } from "./src/accounts/usage_mail.ts";
+import { createUsageMail } from "./src/metering/usage_mail.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
 import { listSurfaces, serverCard } from "./src/surfaces.ts";

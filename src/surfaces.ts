@@ -7,8 +7,8 @@
  * rather than stopping the start; tests/web/home_test.ts fails for it, so the table is extended
  * when an endpoint is added. Also the MCP server card, for the same reason.
  */
-import { OPERATIONS } from "./accounts/admission.ts";
-import { type OperationName, STANDS_FOR } from "./accounts/operations.ts";
+import { OPERATIONS } from "./metering/admission.ts";
+import { type OperationName, STANDS_FOR } from "./metering/operations.ts";
 import { TOOLS, WATCH_TOOLS } from "./mcp/tools.ts";
 import { SERVER_INFO } from "./mcp/server.ts";
 import REGISTRY_ENTRY from "../server.json" with { type: "json" };

@@ -1,8 +1,12 @@
+/**
+ * Accounts: a unique e-mail (compared case-insensitively), a plan and a verification; created,
+ * found, verified and moved between plans here. The identity the other domains hang from.
+ */
 import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { type Plan, PLANS } from "../platform/plans.ts";
-import { iso } from "../catalog/common.ts";
-import { textProblem } from "../catalog/schemas.ts";
+import { iso } from "../db/rows.ts";
+import { textProblem } from "../platform/text.ts";
 
 /** A customer account: a unique e-mail (compared case-insensitively), a plan and a verification. */
 export interface Account {

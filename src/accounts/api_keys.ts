@@ -1,9 +1,14 @@
-import { textProblem } from "../catalog/schemas.ts";
+/**
+ * API keys of an account: created (shown once, only their digest stored), listed and revoked, at
+ * most MAX_ACTIVE_KEYS unrevoked at a time; a revoke is forgotten at once by this process's
+ * recent callers (credentials.ts).
+ */
+import { textProblem } from "../platform/text.ts";
 import { AccountError } from "../platform/errors.ts";
 import type { Sql } from "../db/open.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./keys.ts";
-import { forgetKey } from "./admission.ts";
-import { iso, isRowId } from "../catalog/common.ts";
+import { forgetKey } from "./credentials.ts";
+import { iso, isRowId } from "../db/rows.ts";
 
 /** An account holds at most this many keys that are not revoked (docs/DECISIONS.md section 3). */
 export const MAX_ACTIVE_KEYS = 5;

@@ -72,7 +72,7 @@ export function displayPrefix(raw: string): string {
   return raw.slice(0, 12);
 }
 
-/** Prefixes of the OAuth secrets (src/accounts/oauth_flow.ts): access and refresh tokens, codes. */
+/** Prefixes of the OAuth secrets (src/oauth/flow.ts): access and refresh tokens, codes. */
 export const ACCESS_TOKEN_PREFIX = "oi_at_";
 export const REFRESH_TOKEN_PREFIX = "oi_rt_";
 export const CODE_PREFIX = "oi_ac_";

@@ -16,18 +16,8 @@ export interface PriceIds {
 /** The paid plans. */
 export type PaidPlan = Exclude<Plan, "free">;
 
-/** What a sync writes for an account. */
-export interface SubscriptionState {
-  subscriptionId: string;
-  status: string;
-  /**
-   * The plan the account gets now: the subscription's while Stripe keeps it alive (active,
-   * trialing, or past_due while it retries a payment), Free once it ended; undefined when its
-   * price is none of the configured ones (the plan is then left alone, and the sync says why).
-   */
-  plan: Plan | undefined;
-  /** The plan the subscription's price pays for, whatever its status. */
-  paidPlan: PaidPlan | undefined;
+/** A subscription's period, the changes scheduled in it and its newest invoice. */
+export interface SubscriptionTerms {
   currentPeriodEnd: Date | null;
   /** When a cancellation takes effect (the end of the period, or a chosen date). */
   cancelAt: Date | null;
@@ -39,6 +29,20 @@ export interface SubscriptionState {
   lastPaymentAt: Date | null;
   /** When Stripe tries a failed payment again; null when it will not. */
   nextPaymentAttempt: Date | null;
+}
+
+/** What a sync writes for an account. */
+export interface SubscriptionState extends SubscriptionTerms {
+  subscriptionId: string;
+  status: string;
+  /**
+   * The plan the account gets now: the subscription's while Stripe keeps it alive (active,
+   * trialing, or past_due while it retries a payment), Free once it ended; undefined when its
+   * price is none of the configured ones (the plan is then left alone, and the sync says why).
+   */
+  plan: Plan | undefined;
+  /** The plan the subscription's price pays for, whatever its status. */
+  paidPlan: PaidPlan | undefined;
 }
 
 /** Statuses in which Stripe keeps the subscription going (past_due: retrying a payment). */

@@ -5,10 +5,10 @@
  */
 import type { Sql } from "../db/open.ts";
 import type { Plan } from "../platform/plans.ts";
-import type { PaidPlan, SubscriptionState } from "./state.ts";
+import type { PaidPlan, SubscriptionState, SubscriptionTerms } from "./state.ts";
 
 /** What the service knows of an account's billing, as the dashboard and the CLI show it. */
-export interface BillingRecord {
+export interface BillingRecord extends SubscriptionTerms {
   accountId: number;
   email: string;
   plan: Plan;
@@ -16,14 +16,6 @@ export interface BillingRecord {
   subscriptionId: string | null;
   subscriptionStatus: string | null;
   paidPlan: PaidPlan | null;
-  currentPeriodEnd: Date | null;
-  cancelAt: Date | null;
-  pendingPlan: Plan | null;
-  pendingAt: Date | null;
-  lastInvoiceId: string | null;
-  lastPayment: "paid" | "failed" | null;
-  lastPaymentAt: Date | null;
-  nextPaymentAttempt: Date | null;
   syncedAt: Date | null;
 }
 

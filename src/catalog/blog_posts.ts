@@ -2,7 +2,8 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
-import { iso, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
+import { matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
+import { iso } from "../db/rows.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
 

@@ -1,9 +1,10 @@
 /**
- * What the catalog's queries share: the query context, ISO timestamps, the keyword match of `q`,
- * page windows and row ids.
+ * What the catalog's queries share: the query context, the keyword match of `q`, page windows,
+ * the existence of a row and the data version.
  */
 import type postgres from "postgres";
-import { MAX_INTEGER, type Sql } from "../db/open.ts";
+import type { Sql } from "../db/open.ts";
+import { isRowId } from "../db/rows.ts";
 
 /** Options every content query needs to build public URLs. */
 export interface QueryContext {
@@ -16,14 +17,6 @@ export interface QueryContext {
    * data is small enough for PostgreSQL's own choices.
    */
   forcePlans?: boolean;
-}
-
-/** A timestamptz as an ISO 8601 string in UTC (postgres.js returns Date objects). */
-export function iso(value: Date | string): string;
-export function iso(value: Date | string | null): string | null;
-export function iso(value: Date | string | null): string | null {
-  if (value === null) return null;
-  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 // Two dashes or more, with any white space between them.
@@ -72,9 +65,4 @@ export async function readDataVersion(sql: Sql): Promise<number> {
   const [row] = await sql<{ version: number }[]>`
     select version::float8 as version from data_version`;
   return row?.version ?? 0;
-}
-
-/** True when `id` can name a row (ids are positive PostgreSQL integers). */
-export function isRowId(id: number): boolean {
-  return Number.isSafeInteger(id) && id >= 1 && id <= MAX_INTEGER;
 }

@@ -6,7 +6,7 @@
  * page, an article's page, or the plans section of the home page. Ids name their kind:
  * `opportunity:123`, `article:slug`, and `page:plans` (the result a Free key's search adds in
  * place of opportunities, so that the shape stays exactly OpenAI's). Pure: the queries are the
- * list and detail operations of the tools these stand for (src/accounts/operations.ts).
+ * list and detail operations of the tools these stand for (src/metering/operations.ts).
  */
 import * as z from "zod";
 import type { BlogList, BlogPost, OpportunityDetail, OpportunityList } from "./schemas.ts";

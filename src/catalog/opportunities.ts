@@ -3,14 +3,8 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
-import {
-  iso,
-  isRowId,
-  matchesKeywords,
-  pageWindow,
-  type QueryContext,
-  searchText,
-} from "./common.ts";
+import { matchesKeywords, pageWindow, type QueryContext, searchText } from "./common.ts";
+import { iso, isRowId } from "../db/rows.ts";
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
@@ -230,7 +224,7 @@ export type DetailRow = Omit<ListRow, "created_at"> & {
 /**
  * The detail of one opportunity as one JSON value (null when there is none): its columns, the
  * newest evidence and the related article's slug. A scalar expression, so that the admission
- * statement can read it in the same round trip as the charge (src/accounts/admission.ts);
+ * statement can read it in the same round trip as the charge (src/metering/admission.ts);
  * getOpportunity reads it alone.
  */
 export function detailJson(sql: Sql, id: number): postgres.Fragment {

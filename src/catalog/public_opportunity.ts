@@ -5,7 +5,8 @@
  * cannot reach the page by accident: they are never selected.
  */
 import type { Sql } from "../db/open.ts";
-import { iso, isRowId, type QueryContext } from "./common.ts";
+import type { QueryContext } from "./common.ts";
+import { iso, isRowId } from "../db/rows.ts";
 import { opportunityUrl } from "./opportunities.ts";
 
 /** The public facts of one opportunity. */

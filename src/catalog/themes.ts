@@ -9,7 +9,8 @@ import type {
   TrendingQuery,
   TrendingThemes,
 } from "./schemas.ts";
-import { iso, isRowId, type QueryContext } from "./common.ts";
+import type { QueryContext } from "./common.ts";
+import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
 
 type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };

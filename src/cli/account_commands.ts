@@ -11,7 +11,7 @@ import {
   verifyAccount,
 } from "../accounts/accounts.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
-import { readUsage } from "../accounts/usage.ts";
+import { readUsage } from "../metering/usage.ts";
 import { type Plan, PLANS } from "../platform/plans.ts";
 import { type Command, type FlagSpec, positiveInteger, text } from "./args.ts";
 

@@ -1,7 +1,7 @@
 /** Operator commands for apps connected through OAuth: list and revoke grants. */
 import { MAX_INTEGER } from "../db/open.ts";
 import { isEmail } from "../accounts/accounts.ts";
-import { listGrants, revokeGrant } from "../accounts/oauth_flow.ts";
+import { listGrants, revokeGrant } from "../oauth/flow.ts";
 import { AccountError } from "../platform/errors.ts";
 import { type Command, positiveInteger, text } from "./args.ts";
 

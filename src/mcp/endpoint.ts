@@ -3,7 +3,7 @@
  * server (server.ts), in that order and all before a byte of the body is read; errors are
  * answered as JSON-RPC errors an MCP client can parse.
  */
-import { apiKeyOf, type Caller, vouch } from "../accounts/admission.ts";
+import { apiKeyOf, type Caller, vouch } from "../accounts/credentials.ts";
 import type { Sql } from "../db/open.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes } from "../platform/body.ts";
 import {

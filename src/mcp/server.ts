@@ -3,7 +3,7 @@
  * 2026-07-28 (no handshake, every request self-describing) and the 2025 revisions (initialize,
  * then stateless JSON requests) on one URL, from one server factory and one tool definition set.
  * The key is checked here, before any JSON-RPC processing, in the same statement that admits
- * and charges the request's tool call (src/accounts/admission.ts, as REST does); a server
+ * and charges the request's tool call (src/metering/admission.ts, as REST does); a server
  * instance serves one HTTP request only, so one is built per request, while everything costly
  * (the tool listing with its JSON Schemas) is built once in createMcpHandler.
  */
@@ -22,15 +22,13 @@ import {
 import {
   type Admission,
   admit,
-  authenticate,
-  type Caller,
   type Existence,
   type Operation,
   OPERATIONS,
-  recentCaller,
   refund,
   usageAfterRefund,
-} from "../accounts/admission.ts";
+} from "../metering/admission.ts";
+import { authenticate, type Caller, recentCaller } from "../accounts/credentials.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
@@ -40,7 +38,7 @@ import { corsHeaders, quotaHeaders, withHeaders } from "../platform/responses.ts
 import { toolResult } from "./results.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
-import { type Prepared, prepareOperation } from "../accounts/operations.ts";
+import { type Prepared, prepareOperation } from "../metering/operations.ts";
 import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
 import type { WatchService } from "../watches/service.ts";
 import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";

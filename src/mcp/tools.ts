@@ -1,7 +1,7 @@
 /**
  * The MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
  * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts, catalog/connector.ts
- * and accounts/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both
+ * and metering/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both
  * read it, and the stdio package must not pull in database code.
  */
 import * as z from "zod";
@@ -26,7 +26,7 @@ import {
   SearchInputSchema,
   SearchResultsSchema,
 } from "../catalog/connector.ts";
-import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
+import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import {
   WatchCreateSchema,
   WatchDeletedSchema,
@@ -36,8 +36,8 @@ import {
 } from "../watches/schemas.ts";
 
 /**
- * The key of `OPERATIONS` in src/accounts/admission.ts that gives a tool its tier and cost, or a
- * connector tool (search, fetch), priced as the tools it stands for (accounts/operations.ts).
+ * The key of `OPERATIONS` in src/metering/admission.ts that gives a tool its tier and cost, or a
+ * connector tool (search, fetch), priced as the tools it stands for (metering/operations.ts).
  */
 export type ToolOperation =
   | "getOverview"

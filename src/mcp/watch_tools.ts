@@ -6,10 +6,10 @@
  * every caller, built once), so that a model can tell the person what to grant.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller } from "../accounts/admission.ts";
+import type { Caller } from "../accounts/credentials.ts";
 import { parseInput } from "../catalog/params.ts";
 import { toApiError } from "../platform/errors.ts";
-import { requireScope } from "../accounts/oauth_scopes.ts";
+import { requireScope } from "../accounts/scopes.ts";
 import { toolResult } from "./results.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
 import type { WatchService } from "../watches/service.ts";

@@ -152,7 +152,7 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 /**
- * A call the credential's OAuth scopes do not cover (src/accounts/oauth_scopes.ts): 403
+ * A call the credential's OAuth scopes do not cover (src/accounts/scopes.ts): 403
  * insufficient_scope, naming the scope a new sign-in must grant (RFC 6750 section 3.1).
  */
 export class InsufficientScopeError extends ApiError {

@@ -13,7 +13,7 @@
  * address to the check and a private one a moment later is never asked the second time.
  */
 import { BlockList, isIP } from "node:net";
-import { bareHost } from "../platform/hosts.ts";
+import { bareHost } from "./hosts.ts";
 
 /** Resolves a host name to its addresses (IPv4 and IPv6). */
 export type Resolver = (host: string) => Promise<string[]>;

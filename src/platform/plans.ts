@@ -32,3 +32,25 @@ export const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2 };
 
 /** How many watches (saved searches that deliver new matches) an account may keep, by plan. */
 export const WATCH_LIMITS: Record<Plan, number> = { free: 1, pro: 10, business: 50 };
+
+/** The first day of `now`'s calendar month in UTC, as the `period` key of usage_counters. */
+export function periodOf(now: Date): string {
+  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
+}
+
+/** 00:00:00 UTC on the 1st of the month after `now`, when the quota resets. */
+export function resetAtOf(now: Date): string {
+  const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return next.toISOString().replace(".000Z", "Z");
+}
+
+/** Builds the usage state of a plan from a used count. */
+export function usageState(plan: Plan, used: number, now: Date): UsageState {
+  const limit = PLAN_LIMITS[plan];
+  return { limit, used, remaining: Math.max(0, limit - used), reset_at: resetAtOf(now) };
+}
+
+/** The UTC day of `now` (YYYY-MM-DD), the `day` key of usage records. */
+export function dayOf(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}

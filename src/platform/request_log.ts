@@ -4,7 +4,7 @@
  */
 import type { Plan } from "./plans.ts";
 
-/** Who called, as the log line names them (an authenticated caller of src/accounts/admission.ts). */
+/** Who called, as the log line names them (an authenticated caller of src/accounts/credentials.ts). */
 export interface LoggedCaller {
   keyPrefix: string;
   accountId: number;

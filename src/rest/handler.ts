@@ -5,14 +5,13 @@
  */
 import {
   admit,
-  apiKeyOf,
-  authenticate,
   type Operation,
   OPERATIONS,
   refund,
   usageAfterRefund,
-} from "../accounts/admission.ts";
-import { type OperationName, type Prepared, prepareOperation } from "../accounts/operations.ts";
+} from "../metering/admission.ts";
+import { apiKeyOf, authenticate } from "../accounts/credentials.ts";
+import { type OperationName, type Prepared, prepareOperation } from "../metering/operations.ts";
 import type { Content } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
 import {

@@ -16,7 +16,7 @@ import {
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
-import { UsageQuerySchema, UsageReportSchema } from "../accounts/usage_schema.ts";
+import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";

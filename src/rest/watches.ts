@@ -5,7 +5,7 @@
  * insufficient_scope for an OAuth app not granted `watches`) -> body and parameters (422) -> plan
  * (403) -> existence (404) -> answer; nothing is ever charged.
  */
-import { apiKeyOf, authenticate, type Caller } from "../accounts/admission.ts";
+import { apiKeyOf, authenticate, type Caller } from "../accounts/credentials.ts";
 import type { Sql } from "../db/open.ts";
 import {
   InvalidParameterError,
@@ -19,7 +19,7 @@ import { logFailure } from "../platform/request_log.ts";
 import { toApiError } from "../platform/errors.ts";
 import { parseParams } from "../catalog/params.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
-import { requireScope } from "../accounts/oauth_scopes.ts";
+import { requireScope } from "../accounts/scopes.ts";
 import type { WatchService } from "../watches/service.ts";
 
 /** Bytes of a JSON body read at most. */

@@ -3,7 +3,7 @@
  * kept to the last 100 of each watch: GET /api/v1/watches/{id}/deliveries reads it.
  */
 import type { Sql } from "../db/open.ts";
-import { iso } from "../catalog/common.ts";
+import { iso } from "../db/rows.ts";
 import type { DeliveryList } from "./schemas.ts";
 
 /** How many attempts of a watch are kept and listed. */

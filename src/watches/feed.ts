@@ -3,7 +3,7 @@
  * one-click unsubscribe of its e-mail digest (found by the token of its mails).
  */
 import type { Sql } from "../db/open.ts";
-import { iso } from "../catalog/common.ts";
+import { iso } from "../db/rows.ts";
 import { listColumns, type ListRow, toListItem } from "../catalog/opportunities.ts";
 import type { OpportunityListItem } from "../catalog/schemas.ts";
 import { sha256Hex } from "../platform/crypto.ts";

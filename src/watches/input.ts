@@ -6,7 +6,8 @@
  */
 import type { z } from "zod";
 import { parseInput, parseParams } from "../catalog/params.ts";
-import { OpportunityQuerySchema, textProblem } from "../catalog/schemas.ts";
+import { OpportunityQuerySchema } from "../catalog/schemas.ts";
+import { textProblem } from "../platform/text.ts";
 import { searchText } from "../catalog/common.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";

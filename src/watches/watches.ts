@@ -5,7 +5,7 @@
  * watches costs no quota (docs/DECISIONS.md, second phase).
  */
 import type { Sql } from "../db/open.ts";
-import { iso } from "../catalog/common.ts";
+import { iso } from "../db/rows.ts";
 import { sha256Hex } from "../platform/crypto.ts";
 import {
   ApiError,
@@ -24,7 +24,7 @@ import {
 } from "./schemas.ts";
 import { parseWatchQuery, validate } from "./input.ts";
 import { checkOutboundUrl, UnsafeUrlError, type UrlPolicy } from "../platform/outbound_target.ts";
-import { isRowId } from "../catalog/common.ts";
+import { isRowId } from "../db/rows.ts";
 
 /** Who manages a watch: the caller's account and its plan. */
 export interface Owner {

@@ -14,9 +14,9 @@ import {
   revokeApiKey,
 } from "../accounts/api_keys.ts";
 import { deleteSession, type SessionAccount } from "../accounts/sessions.ts";
-import { readUsageReport } from "../accounts/usage_report.ts";
+import { readUsageReport } from "../metering/usage_report.ts";
 import { usageBanner, usageSection } from "./account_usage.ts";
-import { setUsageEmails, usageEmailsOn } from "../accounts/usage_notices.ts";
+import { setUsageEmails, usageEmailsOn } from "../metering/usage_notices.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -31,7 +31,7 @@ import {
 } from "./account_common.ts";
 import { createSignIn } from "./account_signin.ts";
 import { connectedAppsSection, createConsent } from "./account_oauth.ts";
-import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
+import type { DocumentPolicy } from "../oauth/documents.ts";
 import {
   createWatchActions,
   isWatchAction,

@@ -9,11 +9,11 @@ import {
   type AuthorizationRequest,
   checkAuthorizationRequest,
   redirectWith,
-} from "../accounts/oauth_authorize.ts";
-import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
-import { displayClientName } from "../accounts/oauth_clients.ts";
-import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../accounts/oauth_flow.ts";
-import { describeScope, parseScope, type Scope } from "../accounts/oauth_scopes.ts";
+} from "../oauth/authorize.ts";
+import type { DocumentPolicy } from "../oauth/documents.ts";
+import { displayClientName } from "../oauth/clients.ts";
+import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../oauth/flow.ts";
+import { describeScope, parseScope, type Scope } from "../accounts/scopes.ts";
 import {
   type AccountDeps,
   type AccountResponse,

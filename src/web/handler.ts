@@ -34,7 +34,7 @@ import { createMailer, type Mailer } from "../platform/mailer.ts";
 import { securityHeaders } from "./security.ts";
 import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
 import { createWatchService, type WatchService } from "../watches/service.ts";
-import type { DocumentPolicy } from "../accounts/oauth_documents.ts";
+import type { DocumentPolicy } from "../oauth/documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 import type { BillingSetup } from "../billing/setup.ts";
 import { LIST_PRICES } from "../billing/prices.ts";

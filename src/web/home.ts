@@ -2,12 +2,12 @@
  * The home page at `/`: what the service is, the plans (calls a month and which endpoints and
  * tools each has), how to connect (REST, the hosted MCP endpoint, the stdio package) and where
  * to go next. The plans come from the price list (platform/plans.ts) and the tier table of the
- * operations (OPERATIONS in accounts/admission.ts); which REST endpoint and which MCP tool
+ * operations (OPERATIONS in metering/admission.ts); which REST endpoint and which MCP tool
  * answer each operation is handed in by the composition root, which reads the OpenAPI document
  * and the tool list (the web does not import the other edges).
  */
-import { OPERATIONS } from "../accounts/admission.ts";
-import type { OperationName } from "../accounts/operations.ts";
+import { OPERATIONS } from "../metering/admission.ts";
+import type { OperationName } from "../metering/operations.ts";
 import {
   type Plan,
   PLAN_LIMITS,

@@ -16,13 +16,13 @@ import {
   getOAuthProtectedResourceMetadataUrl,
 } from "@modelcontextprotocol/server";
 import { hitRateLimit } from "../db/rate_limits.ts";
-import { OAuthError, registerClient } from "../accounts/oauth_clients.ts";
+import { OAuthError, registerClient } from "../oauth/clients.ts";
 import { isLoopbackHost } from "../platform/hosts.ts";
-import { validateClientMetadata } from "../accounts/oauth_clients.ts";
-import { type DocumentPolicy, knownClient } from "../accounts/oauth_documents.ts";
-import { exchangeCode, refreshGrant, revokeByToken } from "../accounts/oauth_flow.ts";
-import { SCOPES } from "../accounts/oauth_scopes.ts";
-import { checkAuthorizationRequest, mcpResource } from "../accounts/oauth_authorize.ts";
+import { validateClientMetadata } from "../oauth/clients.ts";
+import { type DocumentPolicy, knownClient } from "../oauth/documents.ts";
+import { exchangeCode, refreshGrant, revokeByToken } from "../oauth/flow.ts";
+import { SCOPES } from "../accounts/scopes.ts";
+import { checkAuthorizationRequest, mcpResource } from "../oauth/authorize.ts";
 import type { Sql } from "../db/open.ts";
 import { corsHeaders, json, preflight } from "../platform/responses.ts";
 import { randomToken } from "./security.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { startEmbedded } from "../../src/db/embedded.ts";
 import { hashApiKey, isWellFormedKey } from "../../src/accounts/keys.ts";
-import { periodOf } from "../../src/accounts/usage.ts";
+import { periodOf } from "../../src/platform/plans.ts";
 import { dbTest, withTestDb } from "../helpers/db.ts";
 import { admin, count, json, refused, type Run } from "../helpers/admin.ts";
 

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { runAdmin } from "../../src/cli/admin.ts";
 import type { Database } from "../../src/db/open.ts";
-import { registerClient } from "../../src/accounts/oauth_clients.ts";
-import { approveGrant, exchangeCode } from "../../src/accounts/oauth_flow.ts";
-import type { Scope } from "../../src/accounts/oauth_scopes.ts";
+import { registerClient } from "../../src/oauth/clients.ts";
+import { approveGrant, exchangeCode } from "../../src/oauth/flow.ts";
+import type { Scope } from "../../src/accounts/scopes.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { dbTest } from "../helpers/db.ts";
 import { pkcePair } from "../helpers/oauth.ts";

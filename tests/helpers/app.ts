@@ -8,7 +8,7 @@ import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { createApiKey, revokeApiKey } from "../../src/accounts/api_keys.ts";
-import { periodOf } from "../../src/accounts/usage.ts";
+import { periodOf } from "../../src/platform/plans.ts";
 import type { TestDb } from "./db.ts";
 
 export const BASE = "http://oppintel.test";

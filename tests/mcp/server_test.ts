@@ -26,7 +26,7 @@ import type { Sql } from "../../src/db/open.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createMcpHandler } from "../../src/mcp/server.ts";
 import { createContent } from "../../src/catalog/content.ts";
-import { resetAtOf } from "../../src/accounts/usage.ts";
+import { resetAtOf } from "../../src/platform/plans.ts";
 
 const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
 const FREE_TOOLS = [

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, revokeKey, setUsed, testApp, usedOf } from "../helpers/app.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";
-import { resetAtOf } from "../../src/accounts/usage.ts";
+import { resetAtOf } from "../../src/platform/plans.ts";
 
 async function body(res: Response): Promise<Record<string, unknown>> {
   assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");

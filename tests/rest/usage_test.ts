@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { createApiKey } from "../../src/accounts/api_keys.ts";
-import { admit, OPERATIONS, refund } from "../../src/accounts/admission.ts";
-import { readUsageReport } from "../../src/accounts/usage_report.ts";
+import { admit, OPERATIONS, refund } from "../../src/metering/admission.ts";
+import { readUsageReport } from "../../src/metering/usage_report.ts";
 
 /** One MCP tools/call over the service's handler, without a session (the endpoint is stateless). */
 async function mcpCall(

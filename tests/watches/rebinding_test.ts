@@ -122,7 +122,7 @@ Deno.test("Delivery over TLS to the checked address keeps the URL's server name"
 });
 
 Deno.test("sendTo: a GET to the checked address, with headers, and the body capped", async () => {
-  // What OAuth client ID metadata documents are fetched with (src/accounts/oauth_documents.ts).
+  // What OAuth client ID metadata documents are fetched with (src/oauth/documents.ts).
   const seen: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (r) => {
     seen.push(`${r.method} ${r.headers.get("host")} ${new URL(r.url).pathname}`);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
-import { OPERATIONS } from "../../src/accounts/admission.ts";
-import type { OperationName } from "../../src/accounts/operations.ts";
+import { OPERATIONS } from "../../src/metering/admission.ts";
+import type { OperationName } from "../../src/metering/operations.ts";
 import { TOOLS, WATCH_TOOLS } from "../../src/mcp/tools.ts";
 import {
   PLAN_LIMITS,

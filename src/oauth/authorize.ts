@@ -11,10 +11,10 @@ import {
   matchesRedirectUri,
   type OAuthClient,
   OAuthError,
-} from "./oauth_clients.ts";
-import { type DocumentPolicy, resolveClient } from "./oauth_documents.ts";
-import { isS256Challenge, sameResource } from "./oauth_flow.ts";
-import { parseScope, type Scope } from "./oauth_scopes.ts";
+} from "./clients.ts";
+import { type DocumentPolicy, resolveClient } from "./documents.ts";
+import { isS256Challenge, sameResource } from "./flow.ts";
+import { parseScope, type Scope } from "../accounts/scopes.ts";
 
 /** A checked authorization request. */
 export interface AuthorizationRequest {

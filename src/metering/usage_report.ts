@@ -6,7 +6,7 @@
 import type { Sql } from "../db/open.ts";
 import { InvalidParameterError } from "../platform/errors.ts";
 import type { Plan } from "../platform/plans.ts";
-import { periodOf, resetAtOf, usageState } from "./usage.ts";
+import { periodOf, resetAtOf, usageState } from "../platform/plans.ts";
 import type { UsageReport } from "./usage_schema.ts";
 
 /** How many months before the current one a report can go back. */
@@ -54,7 +54,7 @@ export async function readUsageReport(
         group by k.id
         union all
         -- Apps connected through OAuth: their calls are recorded under the grant's negative id
-        -- (src/accounts/admission.ts), shown under the app's name; a grant that never got a token
+        -- (src/metering/admission.ts), shown under the app's name; a grant that never got a token
         -- is left out.
         select 'oauth:' || g.id, g.client_name, coalesce(sum(d.calls), 0)::int,
           g.revoked_at is not null, 1, g.id

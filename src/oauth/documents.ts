@@ -23,7 +23,7 @@ import {
   OAuthError,
   storeDocumentClient,
   validateClientMetadata,
-} from "./oauth_clients.ts";
+} from "./clients.ts";
 
 /** How documents are fetched. */
 export interface DocumentPolicy {

@@ -9,11 +9,11 @@ import { dbTest } from "../helpers/db.ts";
 import { makeKey, setUsed, testApp } from "../helpers/app.ts";
 import { Browser, csrfIn, webTestApp } from "../helpers/web.ts";
 import { createMailer } from "../../src/platform/mailer.ts";
-import { createUsageMail } from "../../src/accounts/usage_mail.ts";
+import { createUsageMail } from "../../src/metering/usage_mail.ts";
 import { storeToken } from "../../src/accounts/sessions.ts";
 import { hashToken, randomToken } from "../../src/web/security.ts";
 import { createAccount } from "../../src/accounts/accounts.ts";
-import { periodOf } from "../../src/accounts/usage.ts";
+import { periodOf } from "../../src/platform/plans.ts";
 
 /** A local SMTP sink keeping every raw message. */
 async function smtpSink() {

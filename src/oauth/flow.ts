@@ -10,16 +10,16 @@
 import type { Sql } from "../db/open.ts";
 import type postgres from "postgres";
 import { sha256Hex } from "../platform/crypto.ts";
-import { isRowId } from "../catalog/common.ts";
+import { isRowId } from "../db/rows.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
   generateSecret,
   isWellFormedSecret,
   REFRESH_TOKEN_PREFIX,
-} from "./keys.ts";
-import { OAuthError } from "./oauth_clients.ts";
-import { formatScope, parseScope, requestedScope, type Scope } from "./oauth_scopes.ts";
+} from "../accounts/keys.ts";
+import { OAuthError } from "./clients.ts";
+import { formatScope, parseScope, requestedScope, type Scope } from "../accounts/scopes.ts";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_S = 30 * 86_400;
@@ -31,7 +31,7 @@ export interface TokenResponse {
   token_type: "Bearer";
   expires_in: number;
   refresh_token: string;
-  /** What the access token may do (src/accounts/oauth_scopes.ts), space-separated. */
+  /** What the access token may do (src/accounts/scopes.ts), space-separated. */
   scope: string;
 }
 
@@ -43,7 +43,7 @@ export interface GrantInfo {
   client_id: string;
   client_name: string;
   redirect_uri: string;
-  /** What the person granted, space-separated (src/accounts/oauth_scopes.ts). */
+  /** What the person granted, space-separated (src/accounts/scopes.ts). */
   scope: string;
   created_at: Date;
   last_used_at: Date | null;

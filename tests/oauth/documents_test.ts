@@ -1,13 +1,13 @@
 /**
- * Client ID metadata documents (src/accounts/oauth_documents.ts): fetched within a size and time
+ * Client ID metadata documents (src/oauth/documents.ts): fetched within a size and time
  * limit, https only, never from private or loopback addresses (unless the development setting
  * allows loopback), never through a redirect, and cached as their HTTP caching headers say.
  * Served here by a local server; a refused document stores nothing.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { cacheSeconds, resolveClient } from "../../src/accounts/oauth_documents.ts";
-import { OAuthError } from "../../src/accounts/oauth_clients.ts";
+import { cacheSeconds, resolveClient } from "../../src/oauth/documents.ts";
+import { OAuthError } from "../../src/oauth/clients.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/db/open.ts";
 

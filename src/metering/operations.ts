@@ -2,7 +2,7 @@
  * What each operation takes and does, once for both surfaces: its input schema, what must exist
  * for it to succeed, and the work that answers it at a data version. REST reads the input from
  * the path or the query string, MCP from the tool's arguments; both then run the same work
- * (tier and cost are in OPERATIONS, src/accounts/admission.ts). The ChatGPT connector tools
+ * (tier and cost are in OPERATIONS, src/metering/admission.ts). The ChatGPT connector tools
  * `search` and `fetch` have no row of their own there: each call runs, and is priced as, the
  * operation of the tool it stands for (src/catalog/connector.ts).
  */
@@ -35,7 +35,8 @@ import {
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
-import type { Caller, Existence, OPERATIONS } from "./admission.ts";
+import type { Existence, OPERATIONS } from "./admission.ts";
+import type { Caller } from "../accounts/credentials.ts";
 
 /** The name of an operation of OPERATIONS. */
 export type OperationName = keyof typeof OPERATIONS;

@@ -5,7 +5,7 @@
  */
 import type { Sql } from "../db/open.ts";
 import { type Plan, PLAN_LIMITS } from "../platform/plans.ts";
-import { periodOf, resetAtOf } from "./usage.ts";
+import { periodOf, resetAtOf } from "../platform/plans.ts";
 
 /** The shares of the quota, in percent, at which an account is told. */
 export const NOTICE_THRESHOLDS = [80, 100] as const;

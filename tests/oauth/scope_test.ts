@@ -1,5 +1,5 @@
 /**
- * What an app signed in through OAuth may do (src/accounts/oauth_scopes.ts): without the
+ * What an app signed in through OAuth may do (src/accounts/scopes.ts): without the
  * `watches` scope it reads the catalogue and the usage and nothing of the watches, on REST and
  * on both MCP eras (403 / isError insufficient_scope, uncharged, nothing written); with it, the
  * watches are its to manage. API keys keep every scope.

@@ -1,22 +1,9 @@
+/**
+ * This month's usage of an account, and the refund of a charged call from its counter and its
+ * usage record (the charge itself is in admission.ts's statement).
+ */
 import type { Sql } from "../db/open.ts";
-import { type Plan, PLAN_LIMITS, type UsageState } from "../platform/plans.ts";
-
-/** The first day of `now`'s calendar month in UTC, as the `period` key of usage_counters. */
-export function periodOf(now: Date): string {
-  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
-}
-
-/** 00:00:00 UTC on the 1st of the month after `now`, when the quota resets. */
-export function resetAtOf(now: Date): string {
-  const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  return next.toISOString().replace(".000Z", "Z");
-}
-
-/** Builds the usage state of a plan from a used count. */
-export function usageState(plan: Plan, used: number, now: Date): UsageState {
-  const limit = PLAN_LIMITS[plan];
-  return { limit, used, remaining: Math.max(0, limit - used), reset_at: resetAtOf(now) };
-}
+import { dayOf, periodOf, type Plan, type UsageState, usageState } from "../platform/plans.ts";
 
 /** This month's usage of an account. */
 export async function readUsage(
@@ -37,11 +24,6 @@ export interface Charge {
   accountId: number;
   keyId: number;
   surface: Surface;
-}
-
-/** The UTC day of `now` (YYYY-MM-DD), the `day` key of usage records. */
-export function dayOf(now: Date): string {
-  return now.toISOString().slice(0, 10);
 }
 
 /**

@@ -1,0 +1,192 @@
+/**
+ * What a call costs and whether it may go on: the operations of both surfaces with their tier and
+ * price, and the admission statement that finds the caller (accounts/credentials.ts), checks the
+ * plan and what must exist, and charges the quota in one statement (admit), shared by the REST
+ * handlers and the MCP tools so that both surfaces draw on one counter under one set of rules
+ * (docs/DECISIONS.md sections 1-3); refund gives back the charge of an answer that failed.
+ */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { PlanRequiredError, QuotaExceededError } from "../platform/errors.ts";
+import {
+  dayOf,
+  periodOf,
+  type Plan,
+  PLAN_LIMITS,
+  PLAN_RANK,
+  type UsageState,
+} from "../platform/plans.ts";
+import {
+  type Caller,
+  callerOf,
+  credentialRows,
+  keyDigest,
+  type KeyRow,
+  remember,
+  unknownCredential,
+} from "../accounts/credentials.ts";
+import { refundQuota, type Surface } from "./usage.ts";
+
+/** What an operation needs and costs. */
+export interface Operation {
+  /** The name a customer knows it by (REST operationId or MCP tool name), for messages. */
+  name: string;
+  /** The lowest plan allowed. */
+  plan: Plan;
+  /** Quota units a successful call takes. */
+  cost: 0 | 1;
+  /** True when the call can answer 404, which comes before 429 in the check order. */
+  mayNotExist?: boolean;
+}
+
+/** The operations of both surfaces with their tier and cost (docs/DECISIONS.md section 1). */
+export const OPERATIONS = {
+  listOpportunities: { name: "listOpportunities", plan: "pro", cost: 1 },
+  getOpportunity: { name: "getOpportunity", plan: "free", cost: 1, mayNotExist: true },
+  listBlogPosts: { name: "listBlogPosts", plan: "free", cost: 0 },
+  getBlogPost: { name: "getBlogPost", plan: "free", cost: 0, mayNotExist: true },
+  getOverview: { name: "getOverview", plan: "free", cost: 1 },
+  listCategories: { name: "listCategories", plan: "free", cost: 0 },
+  listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
+  getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
+  getUsage: { name: "getUsage", plan: "free", cost: 0 },
+} as const satisfies Record<string, Operation>;
+
+/** What must exist for a call to succeed: checked in the admission statement, before charging. */
+export interface Existence {
+  /** A boolean SQL expression, e.g. `exists (select 1 from opportunities where id = 5)`. */
+  check: postgres.Fragment;
+  /** The 404 to answer when it is false. */
+  notFound: () => Error;
+}
+
+/** The outcome of admit: the caller, and the refusal to answer when the call may not go on. */
+export interface Admission {
+  caller: Caller;
+  refusal?: Error;
+  /** True when this call took a unit of quota (to refund if its answer fails). */
+  charged?: boolean;
+  /** The value of admit's `prefetch` when it was given and the call was charged. */
+  fetched?: unknown;
+}
+
+type AdmitRow = KeyRow & {
+  found: boolean;
+  charged: boolean;
+  /** After the charge when charged, else the count as it stands. */
+  used: number;
+  /** The prefetch's value, when one was given. */
+  fetched?: unknown;
+};
+
+/**
+ * Admits a call in ONE statement, for either surface: finds the key, checks the plan and what
+ * must exist, charges the quota when all of that holds and the operation costs something,
+ * records the charged call for its key, surface and UTC day, and reads the data version. Throws
+ * 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404, 429) is
+ * returned with the caller, so that its answer still carries the quota headers. The order is
+ * that of docs/DECISIONS.md section 4; the caller checks its parameters before. The caller's
+ * usage is after the charge.
+ *
+ * The usage record costs no second table: the month's counts per key, surface and day live on
+ * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).
+ *
+ * `prefetch`, a scalar SQL expression, is the answer's data read in the same statement when the
+ * call may be charged (a detail that is not cached): one round trip instead of two, read in the
+ * same snapshot as the data version. Its value is the admission's `fetched` once charged.
+ */
+export async function admit(
+  sql: Sql,
+  rawKey: string | undefined,
+  operation: Operation,
+  existence?: Existence,
+  now: Date = new Date(),
+  surface: Surface = "rest",
+  prefetch?: postgres.Fragment,
+): Promise<Admission> {
+  const hash = await keyDigest(rawKey);
+  const period = periodOf(now);
+  const rankOf = (plan: postgres.Fragment) =>
+    sql`(case ${plan} when 'free' then 0 when 'pro' then 1 else 2 end)`;
+  const rank = rankOf(sql`k.plan`);
+  const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
+    when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
+  const keyRow = sql`
+    select c.*, ${existence?.check ?? sql`true`} as found,
+      c.key_id::text || ${":" + surface} as slot
+    from (${credentialRows(sql, rawKey!, hash, now)}) c`;
+  // The prefetch is read with the key, before the charge: the counter row is locked from the
+  // charge to the commit only, as without it (a read under the lock made every other call of
+  // the account wait for it). It is read only when the call may be charged; when the quota then
+  // refuses it, it is not used.
+  const keyRows = prefetch
+    ? sql`
+      select f.*, case when f.found and f.revoked_by is null
+          and ${rankOf(sql`f.plan`)} >= ${PLAN_RANK[operation.plan]}::int
+        then ${prefetch} end as fetched
+      from (${keyRow}) f`
+    : keyRow;
+  const [row]: [AdmitRow?] = await sql`
+    with k as (${keyRows}),
+    charged as (
+      insert into usage_counters as u (account_id, period, used, day, today)
+      select k.account_id, ${period}, 1, ${dayOf(now)}, jsonb_build_object(k.slot, 1) from k
+      where ${operation.cost}::int > 0 and k.revoked_by is null and k.found
+        and ${rank} >= ${PLAN_RANK[operation.plan]}::int
+      on conflict (account_id, period) do update set used = u.used + 1, day = excluded.day,
+        today = case when u.day = excluded.day
+          then u.today || jsonb_build_object((select slot from k),
+            coalesce((u.today ->> (select slot from k))::int, 0) + 1)
+          else excluded.today end,
+        -- The first charge of another day files the last day's counts (sql/0007).
+        earlier = case when u.day <> excluded.day
+          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
+          else u.earlier end
+        where u.used < (select ${limit} from k)
+      returning used
+    )
+    select k.*, (select used from charged) is not null as charged,
+      -- coalesce stops at the first value: the counter is read only when nothing was charged.
+      coalesce((select used from charged), (select used from usage_counters
+        where account_id = k.account_id and period = ${period}), 0) as used,
+      (select version::float8 from data_version) as data_version
+    from k`;
+  if (!row) throw unknownCredential(rawKey!);
+  const caller = remember(hash, callerOf(sql, row, row.used, now), now);
+  if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
+    return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
+  }
+  if (!row.found) return { caller, refusal: existence!.notFound() };
+  if (operation.cost === 0) return { caller };
+  if (!row.charged) {
+    const { used, limit: max, reset_at } = caller.usage;
+    return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
+  }
+  return { caller, charged: true, ...(prefetch ? { fetched: row.fetched } : {}) };
+}
+
+/**
+ * Gives back the unit admit charged when the answer then fails (a statement time-out, the
+ * database going away), so that only successful calls are charged; the key's usage record of
+ * that day gives it back too. Returns the month's used count after the refund, for the failed
+ * answer's quota headers. Best effort: if the database is gone the refund is lost (undefined), which can only
+ * cost the customer one call.
+ */
+export async function refund(
+  sql: Sql,
+  caller: Caller,
+  chargedAt: Date,
+  surface: Surface = "rest",
+): Promise<number | undefined> {
+  // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
+  const charge = { accountId: caller.accountId, keyId: caller.keyId, surface };
+  return await refundQuota(sql, charge, chargedAt).catch(() => undefined);
+}
+
+/** The usage a caller's answer shows once its charge was given back (`used` after refund). */
+export function usageAfterRefund(usage: UsageState, used: number | undefined): UsageState {
+  if (used === undefined) return usage;
+  return { ...usage, used, remaining: Math.max(0, usage.limit - used) };
+}
+
+/** The raw key of a request: X-API-Key, then Authorization: Bearer, then ?api_key=. */
