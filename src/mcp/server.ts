@@ -2,13 +2,12 @@
  * The hosted MCP endpoint (docs/DECISIONS.md section 5) on the MCP TypeScript SDK v2: revision
  * 2026-07-28 (no handshake, every request self-describing) and the 2025 revisions (initialize,
  * then stateless JSON requests) on one URL, from one server factory and one tool definition set.
- * The key is checked here, before any JSON-RPC processing, in the same statement that admits
- * and charges the request's tool call (src/metering/admission.ts, as REST does); a server
- * instance serves one HTTP request only, so one is built per request, while everything costly
- * (the tool listing with its JSON Schemas) is built once in createMcpHandler.
+ * The key is checked before any JSON-RPC processing, in the same statement that admits and
+ * charges the request's tool call (admission.ts); a server instance serves one HTTP request
+ * only, so one is built per request, while everything costly (the tool listing with its JSON
+ * Schemas) is built once in createMcpHandler.
  */
 import {
-  type AuthInfo,
   type CallToolResult,
   createMcpHandler as createSdkHandler,
   isLegacyRequest,
@@ -19,37 +18,23 @@ import {
   type Tool,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import {
-  type Admission,
-  admit,
-  type Existence,
-  type Operation,
-  OPERATIONS,
-  refund,
-  usageAfterRefund,
-} from "../metering/admission.ts";
-import { authenticate, type Caller, recentCaller } from "../accounts/credentials.ts";
+import type { Caller } from "../accounts/credentials.ts";
 import { type Content, createContent } from "../catalog/content.ts";
-import type { Sql } from "../db/open.ts";
-import type postgres from "postgres";
-import { PlanRequiredError, toApiError } from "../platform/errors.ts";
-import { parseInput } from "../catalog/params.ts";
-import { corsHeaders, quotaHeaders, withHeaders } from "../platform/responses.ts";
-import { toolResult } from "./results.ts";
 import type { QueryContext } from "../catalog/common.ts";
-import type { UsageState } from "../platform/plans.ts";
-import { type Prepared, prepareOperation } from "../metering/operations.ts";
-import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import type { Sql } from "../db/open.ts";
+import { PlanRequiredError } from "../platform/errors.ts";
+import { corsHeaders, quotaHeaders, withHeaders } from "../platform/responses.ts";
 import type { WatchService } from "../watches/service.ts";
-import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
+import { authInfoOf, type Exchange, exchangeOf, openExchange } from "./admission.ts";
 import {
   callParamsProblem,
   claimsModernEnvelope,
-  isProtocolOnly,
   readJsonBody,
-  toolCallOf,
   withReadableParamsError,
 } from "./messages.ts";
+import { toolFailure, toolResult } from "./results.ts";
+import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 
 /** What the MCP endpoint needs. */
 export interface McpDeps {
@@ -90,73 +75,19 @@ export const INSTRUCTIONS =
   "search and fetch (for ChatGPT connectors and deep research) find and read opportunities " +
   "and articles, each result with a public url to cite, priced as the tools they stand for.";
 
-function logFailure(error: unknown, tool: string, caller: Caller): void {
-  const stack = error instanceof Error ? error.stack ?? error.message : String(error);
-  console.error(JSON.stringify({
-    level: "error",
-    path: "/mcp",
-    tool,
-    key_prefix: caller.keyPrefix,
-    error: stack,
-  }));
-}
-
-/** A tools/call of a catalog tool, admitted before the SDK runs it. */
-interface AdmittedCall {
-  name: string;
-  prepared: Prepared;
-  admission: Admission;
-  /** When it was charged (a refund goes to that month and day). */
-  at: Date;
-  /** True once the tool handler has answered it. */
-  taken: boolean;
-}
-
-/** One HTTP request: who calls, and the usage after its last charged call (for X-Quota-*). */
-interface Exchange {
-  caller: Caller;
-  requestId?: string;
-  usage: UsageState;
-  /** The request's tool call as admitted with the key check, if it is one. */
-  call?: AdmittedCall;
-  /** Admits a call with this request's key (for a tool call not admitted before). */
-  admit(
-    operation: Operation,
-    existence: Existence | undefined,
-    at: Date,
-    prefetch?: postgres.Fragment,
-  ): Promise<Admission>;
-  /** True when a call of this request was charged and answered. */
-  charged: boolean;
-}
-
 /**
  * Answers one tool call: arguments (invalid_parameter), then plan, existence and charge in the
- * admission statement, then the work, whose failure gives the charge back. Every failure becomes
- * an `isError` result with the REST error body.
+ * admission statement (made with the key check, or now), then the work, whose failure gives the
+ * charge back. Every failure becomes an `isError` result with the REST error body.
  */
 async function callTool(
-  deps: McpDeps & { content: Content },
   exchange: Exchange,
   tool: ToolDefinition,
   args: unknown,
 ): Promise<CallToolResult> {
   try {
-    let call = exchange.call;
-    if (!call || call.taken || call.name !== tool.name) {
-      const prepared = prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
-      const at = new Date();
-      const admission = await exchange.admit(
-        operationOf(tool, prepared),
-        prepared.existence,
-        at,
-        prepared.prefetch,
-      );
-      call = { name: tool.name, prepared, admission, at, taken: false };
-    }
-    call.taken = true;
+    const call = await exchange.admitCall(tool, args);
     const { caller, refusal, charged } = call.admission;
-    exchange.usage = caller.usage;
     // A plan below the operation's: the call's free answer when it has one (search), else refused.
     const { belowPlan } = call.prepared;
     if (refusal && !(belowPlan && refusal instanceof PlanRequiredError)) throw refusal;
@@ -167,45 +98,13 @@ async function callTool(
       if (charged) exchange.charged = true;
       return toolResult(body as Record<string, unknown>, false);
     } catch (error) {
-      if (charged) {
-        const used = await refund(deps.sql, caller, call.at, "mcp");
-        exchange.usage = usageAfterRefund(caller.usage, used);
-      }
+      await exchange.refund(call);
       throw error;
     }
   } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status === 500) logFailure(error, tool.name, exchange.caller);
-    const { requestId } = exchange;
-    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
-    return toolResult(body, true);
+    const { caller, requestId } = exchange;
+    return toolFailure(error, { tool: tool.name, keyPrefix: caller.keyPrefix, requestId });
   }
-}
-
-/** Tier and cost from the shared table; messages name the tool the model called. */
-function operationOf(tool: ToolDefinition, prepared: Prepared): Operation {
-  return { ...OPERATIONS[prepared.operation], name: tool.name };
-}
-
-/**
- * The SDK hands `authInfo` through to the server factory untouched; our key check is the
- * authentication, so the caller rides there. The raw key never does: `token` is its prefix.
- */
-function authInfoOf(exchange: Exchange): AuthInfo {
-  const { caller } = exchange;
-  return {
-    token: caller.keyPrefix,
-    clientId: String(caller.accountId),
-    scopes: [caller.plan],
-    extra: { exchange },
-  };
-}
-
-function exchangeOf(authInfo: AuthInfo | undefined): Exchange {
-  const exchange = authInfo?.extra?.exchange as Exchange | undefined;
-  // Only handleMcp calls the SDK handler, always with an exchange.
-  if (!exchange) throw new Error("MCP request without a checked caller");
-  return exchange;
 }
 
 /**
@@ -288,7 +187,7 @@ export function createMcpHandler(
       if (!tool) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${params.name}"`);
       }
-      return await callTool(withContent, exchange, tool, params.arguments);
+      return await callTool(exchange, tool, params.arguments);
     });
     return server;
   }
@@ -299,55 +198,6 @@ export function createMcpHandler(
     legacy: "reject",
   });
 
-  /** The request's exchange: its key checked, and its tool call admitted when it is one. */
-  async function admitRequest(
-    rawKey: string | undefined,
-    body: unknown,
-    requestId?: string,
-  ): Promise<Exchange> {
-    const admitCall = (
-      operation: Operation,
-      existence: Existence | undefined,
-      at: Date,
-      prefetch?: postgres.Fragment,
-    ) => admit(deps.sql, rawKey, operation, existence, at, "mcp", prefetch);
-    const exchangeOf = (caller: Caller, call?: AdmittedCall): Exchange => ({
-      caller,
-      requestId,
-      usage: caller.usage,
-      call,
-      admit: admitCall,
-      charged: false,
-    });
-    const called = toolCallOf(body);
-    const tool = called && byName.get(called.name);
-    if (tool) {
-      let prepared: Prepared | undefined;
-      try {
-        prepared = prepareOperation(
-          tool.operation,
-          withContent,
-          (schema) => parseInput(schema, called.args),
-        );
-      } catch {
-        // Bad arguments: the tool answers invalid_parameter once the key is known good.
-      }
-      if (prepared) {
-        const at = new Date();
-        const admission = await admitCall(
-          operationOf(tool, prepared),
-          prepared.existence,
-          at,
-          prepared.prefetch,
-        );
-        const call = { name: tool.name, prepared, admission, at, taken: false };
-        return exchangeOf(admission.caller, call);
-      }
-    }
-    if (isProtocolOnly(body)) return exchangeOf(await recentCaller(deps.sql, rawKey));
-    return exchangeOf(await authenticate(deps.sql, rawKey));
-  }
-
   return async function handleMcp(
     request: Request,
     rawKey: string | undefined,
@@ -356,7 +206,8 @@ export function createMcpHandler(
   ): Promise<McpAnswer> {
     const read = await readJsonBody(request, bytes);
     // The key is checked first, whatever the body (401 and 403 are thrown from here).
-    const exchange = await admitRequest(rawKey, "body" in read ? read.body : undefined, requestId);
+    const body = "body" in read ? read.body : undefined;
+    const exchange = await openExchange(withContent, byName, rawKey, body, requestId);
     let response = "answer" in read
       ? read.answer
       : !claimsModernEnvelope(read.body) && await isLegacyRequest(request, read.body)
@@ -365,16 +216,7 @@ export function createMcpHandler(
       // client, proxy and benchmark sees, so this leg stays ours, on the same server definition.
       ? await serveStateless(buildServer(exchange), request, read.body)
       : await modern.fetch(request, { authInfo: authInfoOf(exchange), parsedBody: read.body });
-    const { call } = exchange;
-    // A call charged with the key check that no tool handler answered (the SDK refused the
-    // request before the tool ran) gives its unit back.
-    if (call && !call.taken && call.admission.charged) {
-      const { caller } = call.admission;
-      exchange.usage = usageAfterRefund(
-        caller.usage,
-        await refund(deps.sql, caller, call.at, "mcp"),
-      );
-    }
+    await exchange.settle();
     const problem = "body" in read ? callParamsProblem(read.body) : undefined;
     if (problem) response = await withReadableParamsError(response, problem);
     // A JSON answer is complete here; an event stream (only subscriptions/listen opens one)

@@ -8,9 +8,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../accounts/credentials.ts";
 import { parseInput } from "../catalog/params.ts";
-import { toApiError } from "../platform/errors.ts";
 import { requireScope } from "../accounts/scopes.ts";
-import { toolResult } from "./results.ts";
+import { toolFailure, toolResult } from "./results.ts";
 import { WatchIdSchema } from "../watches/schemas.ts";
 import type { WatchService } from "../watches/service.ts";
 import { WATCH_TOOLS, type WatchToolDefinition } from "./tools.ts";
@@ -43,13 +42,6 @@ export async function callWatchTool(
       }
     }
   } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status === 500) {
-      console.error(
-        JSON.stringify({ level: "error", path: "/mcp", tool: tool.name, error: String(error) }),
-      );
-    }
-    const body = requestId ? { ...apiError.body, request_id: requestId } : apiError.body;
-    return toolResult(body, true);
+    return toolFailure(error, { tool: tool.name, keyPrefix: caller.keyPrefix, requestId });
   }
 }
