@@ -50,6 +50,28 @@ export function opportunityUrl(base: string, id: number, slug: string): string {
   return `${base}/opportunities/${id}/${slug}`;
 }
 
+/** The scores of an opportunity, named and in the order of every answer that carries them. */
+export function scoresOf(row: Scores): Scores {
+  return {
+    recommendation: row.recommendation,
+    score: row.score,
+    pain_point_intensity: row.pain_point_intensity,
+    willingness_to_pay_score: row.willingness_to_pay_score,
+    tech_difficulty: row.tech_difficulty,
+    sustainability_score: row.sustainability_score,
+  };
+}
+
+type Scores = Pick<
+  OpportunityListItem,
+  | "recommendation"
+  | "score"
+  | "pain_point_intensity"
+  | "willingness_to_pay_score"
+  | "tech_difficulty"
+  | "sustainability_score"
+>;
+
 /** Shapes a row of listColumns into a list item; `base` is the public base URL. */
 export function toListItem(row: ListRow, base: string): OpportunityListItem {
   return {
@@ -58,12 +80,7 @@ export function toListItem(row: ListRow, base: string): OpportunityListItem {
     channel_name: row.channel_name,
     title: row.title,
     slug: row.slug,
-    recommendation: row.recommendation,
-    score: row.score,
-    pain_point_intensity: row.pain_point_intensity,
-    willingness_to_pay_score: row.willingness_to_pay_score,
-    tech_difficulty: row.tech_difficulty,
-    sustainability_score: row.sustainability_score,
+    ...scoresOf(row),
     target_audience: row.target_audience,
     monetization_model: row.monetization_model,
     evidence_count: row.evidence_count,

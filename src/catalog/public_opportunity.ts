@@ -7,7 +7,7 @@
 import type { Sql } from "../db/open.ts";
 import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
-import { opportunityUrl } from "./opportunities.ts";
+import { opportunityUrl, scoresOf } from "./opportunities.ts";
 
 /** The public facts of one opportunity. */
 export interface PublicOpportunity {
@@ -73,12 +73,7 @@ export async function getPublicOpportunity(
     id: row.id,
     slug: row.slug,
     title: row.title,
-    recommendation: row.recommendation,
-    score: row.score,
-    pain_point_intensity: row.pain_point_intensity,
-    willingness_to_pay_score: row.willingness_to_pay_score,
-    tech_difficulty: row.tech_difficulty,
-    sustainability_score: row.sustainability_score,
+    ...scoresOf(row),
     target_audience: row.target_audience,
     evidence_count: row.evidence_count,
     created_at: iso(row.created_at),

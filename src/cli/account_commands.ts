@@ -5,7 +5,6 @@ import {
   type Account,
   createAccount,
   findAccountByEmail,
-  isEmail,
   isPlan,
   setPlan,
   verifyAccount,
@@ -14,14 +13,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts
 import { readUsage } from "../metering/usage.ts";
 import { type Plan, PLANS } from "../platform/plans.ts";
 import { type Command, type FlagSpec, positiveInteger, text } from "./args.ts";
-
-const emailFlag: FlagSpec = {
-  name: "email",
-  value: "E",
-  required: true,
-  help: "The account's e-mail address, compared case-insensitively",
-  check: (v) => isEmail(v) ? undefined : "must be an e-mail address",
-};
+import { emailFlag } from "./flags.ts";
 
 function planFlag(required: boolean): FlagSpec {
   return {

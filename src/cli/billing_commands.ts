@@ -1,20 +1,13 @@
 /** Operator commands for Stripe Billing: show an account's billing, sync it from Stripe. */
-import { findAccountByEmail, isEmail } from "../accounts/accounts.ts";
+import { findAccountByEmail } from "../accounts/accounts.ts";
 import { AccountError } from "../platform/errors.ts";
 import { readConfig } from "../platform/config.ts";
 import { logMailer } from "../platform/mailer.ts";
 import { setUpBilling } from "../billing/setup.ts";
 import { billingOfAccount, type BillingRecord } from "../billing/store.ts";
 import type { Sql } from "../db/open.ts";
-import { type Command, type FlagSpec, text } from "./args.ts";
-
-const emailFlag: FlagSpec = {
-  name: "email",
-  value: "E",
-  required: true,
-  help: "The account's e-mail address, compared case-insensitively",
-  check: (v) => isEmail(v) ? undefined : "must be an e-mail address",
-};
+import { type Command, text } from "./args.ts";
+import { emailFlag } from "./flags.ts";
 
 const SHOW_SHAPE = "{account_id, email, plan, billing: {customer_id, subscription_id, status, " +
   "paid_plan, current_period_end, cancel_at, pending_plan, pending_at, last_invoice_id, " +

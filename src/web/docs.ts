@@ -16,7 +16,7 @@
 import SWAGGER_CSS from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import SWAGGER_JS from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import SWAGGER_PACKAGE from "swagger-ui-dist/package.json" with { type: "json" };
-import { html } from "./html.ts";
+import { html, SITE_HEADER } from "./html.ts";
 
 /** The version of Swagger UI served (from its package). */
 export const SWAGGER_UI_VERSION: string = SWAGGER_PACKAGE.version;
@@ -144,14 +144,7 @@ export function renderDocs(): string {
         <script src="/docs/assets/docs.js" defer></script>
       </head>
       <body>
-        <header class="site">
-          <nav aria-label="Site">
-            <a class="brand" href="/">Opportunity Intelligence</a>
-            <a href="/docs">Docs</a>
-            <a href="/blog">Articles</a>
-            <a href="/account">Account</a>
-          </nav>
-        </header>
+        ${SITE_HEADER}
         <div class="docs">
           <section class="docs-intro" aria-labelledby="docs-title">
             <h1 id="docs-title">API reference</h1>

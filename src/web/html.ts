@@ -41,6 +41,20 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtm
   return new SafeHtml(out);
 }
 
+/** The site's header and navigation, on every page (the API reference's too). */
+export const SITE_HEADER = new SafeHtml(
+  html`
+    <header class="site">
+      <nav aria-label="Site">
+        <a class="brand" href="/">Opportunity Intelligence</a>
+        <a href="/docs">Docs</a>
+        <a href="/blog">Articles</a>
+        <a href="/account">Account</a>
+      </nav>
+    </header>
+  `.value.trim(),
+);
+
 /** A whole document: the house layout around `body`. */
 export function page(options: {
   title: string;
@@ -61,14 +75,7 @@ export function page(options: {
     ${options.head}
       </head>
       <body>
-        <header class="site">
-          <nav aria-label="Site">
-            <a class="brand" href="/">Opportunity Intelligence</a>
-            <a href="/docs">Docs</a>
-            <a href="/blog">Articles</a>
-            <a href="/account">Account</a>
-          </nav>
-        </header>
+        ${SITE_HEADER}
         <main>
     ${options.body}
         </main>
