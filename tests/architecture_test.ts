@@ -6,6 +6,7 @@
  * - only src/db/ opens connections (imports the postgres or PGlite packages as code);
  * - no import cycle between modules, nor between folders (a folder that imports a folder that
  *   imports it back is a circle the file rule cannot see);
+ * - imports run only down the floors of docs/architecture.md (FLOORS), never up or sideways;
  * - SQL is written only in the domain folders (db, catalog, accounts, metering, oauth, ingest,
  *   watches, billing), never in an edge or in platform;
  * - no source file over 400 lines, except data-only files.
@@ -83,6 +84,49 @@ export function groundViolations(graph: ModuleNode[]): string[] {
       const to = areaOf(target);
       if (to !== undefined && to !== from && !allowed.includes(to)) {
         out.push(`${from} imports ${to}, above it: ${node.path} -> ${target}`);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The floors of src/ (docs/architecture.md's picture), lowest first: a folder imports only
+ * folders on floors below its own, so no import runs back up. The edges share a floor (they may
+ * not import each other: edgeViolations), as do the domains of one floor.
+ */
+const FLOORS: Record<string, number> = {
+  platform: 0,
+  db: 1,
+  accounts: 2,
+  catalog: 2,
+  oauth: 3,
+  metering: 3,
+  billing: 3,
+  watches: 3,
+  ingest: 4,
+  rest: 5,
+  mcp: 5,
+  web: 5,
+  cli: 5,
+  root: 6,
+};
+
+/** Imports that run up the floors or sideways between folders, and folders with no floor. */
+export function floorViolations(graph: ModuleNode[]): string[] {
+  const out: string[] = [];
+  for (const node of graph) {
+    const from = areaOf(node.path);
+    if (from === undefined) continue;
+    if (FLOORS[from] === undefined) {
+      out.push(`${from} has no floor in FLOORS: ${node.path}`);
+      continue;
+    }
+    for (const target of node.imports) {
+      const to = areaOf(target);
+      if (to === undefined || to === from || FLOORS[to] === undefined) continue;
+      if (FLOORS[to] >= FLOORS[from] && !(EDGES.has(from) && EDGES.has(to))) {
+        out.push(`${from} imports ${to}, not below it: ${node.path} -> ${target}`);
       }
     }
   }
@@ -252,6 +296,9 @@ Deno.test("architecture: the rules of the house hold for src/", async (t) => {
   await t.step("no cycle between folders", () => {
     assert.deepEqual(folderCycles(graph), []);
   });
+  await t.step("imports run only down the floors", () => {
+    assert.deepEqual(floorViolations(graph), []);
+  });
   await t.step("SQL only in the domain folders", () => {
     assert.deepEqual(sqlViolations(files), []);
   });
@@ -292,6 +339,19 @@ Deno.test("architecture: each rule catches the mistake it is for", async (t) => 
     assert.deepEqual(groundViolations(graph), [
       "platform imports db, above it: src/platform/metrics.ts -> src/db/status.ts",
       "db imports catalog, above it: src/db/open.ts -> src/catalog/common.ts",
+    ]);
+  });
+  await t.step("an import up the floors or sideways, and a folder with no floor", () => {
+    const graph = [
+      node("src/accounts/api_keys.ts", ["src/metering/admission.ts", "src/db/open.ts"]),
+      node("src/metering/admission.ts", ["src/accounts/credentials.ts", "src/billing/store.ts"]),
+      node("src/reports/monthly.ts", ["src/db/open.ts"]),
+      node("src/app.ts", ["src/rest/handler.ts"]),
+    ];
+    assert.deepEqual(floorViolations(graph), [
+      "accounts imports metering, not below it: src/accounts/api_keys.ts -> src/metering/admission.ts",
+      "metering imports billing, not below it: src/metering/admission.ts -> src/billing/store.ts",
+      "reports has no floor in FLOORS: src/reports/monthly.ts",
     ]);
   });
   await t.step("a driver imported as code outside src/db/", () => {
