@@ -16,6 +16,7 @@ import {
   toDetail,
   toListItem,
 } from "./opportunities.ts";
+import { searchOpportunities } from "./search.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
   BlogList,
@@ -105,14 +106,22 @@ export function createContent(
           });
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
-          return { items, total, page: query.page, page_size: query.page_size };
+          return { items, total, page: query.page, page_size: query.page_size, match: "all" };
         }
         // One turn of the gate for the count and the page together: a turn each would send
         // every page to the back of the queue behind the counts that arrived after it.
         return await searches.run(async () => {
-          const total = await count();
-          const items = await page(total);
-          return { items, total, page: query.page, page_size: query.page_size };
+          const found = await searchOpportunities(sql, query, {
+            forcePlans: context.forcePlans,
+            memo: (key, compute) => cached(version, `opportunities:search:${key}`, compute),
+          });
+          return {
+            items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
+            total: found.total,
+            page: query.page,
+            page_size: query.page_size,
+            match: found.match,
+          };
         });
       }),
     getOpportunity: (version, id, fetched) =>
