@@ -199,7 +199,6 @@ export async function searchOpportunities(
     });
     return {
       rows: await withRest(
-        sql,
         query,
         ranked,
         start,
@@ -240,7 +239,7 @@ export async function searchOpportunities(
   });
   const candidates = ranked.map((r) => r.id);
   return {
-    rows: await withRest(sql, query, ranked, start, total, (offset, limit) =>
+    rows: await withRest(query, ranked, start, total, (offset, limit) =>
       rowsAt(
         sql,
         query,
@@ -270,7 +269,6 @@ async function pageRows(
  * `rest(offset, limit)` reads in score order.
  */
 async function withRest(
-  sql: Sql,
   query: OpportunityQuery,
   ranked: ListRow[],
   start: number,
