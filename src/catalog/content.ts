@@ -17,6 +17,8 @@ import {
   toListItem,
 } from "./opportunities.ts";
 import { searchOpportunities } from "./search.ts";
+import { findSimilar, matchIdea } from "./similar.ts";
+import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
   BlogList,
@@ -54,6 +56,10 @@ export interface Content {
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
   getTheme(version: number, id: number): Promise<ThemeDetail>;
+  /** The opportunities nearest to one (src/catalog/similar.ts). */
+  findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
+  /** The themes and opportunities nearest to an idea. */
+  matchIdea(version: number, query: IdeaQuery): Promise<IdeaMatch>;
   stats(): CacheStats;
 }
 
@@ -142,6 +148,10 @@ export function createContent(
     listTrendingThemes: (version, query) =>
       cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
     getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
+    findSimilar: (version, query) =>
+      cached(version, keyOf("similar", query), () => findSimilar(sql, query, context)),
+    matchIdea: (version, query) =>
+      cached(version, keyOf("idea", query), () => matchIdea(sql, query, context)),
     stats: () => cache.stats(),
   };
 }
