@@ -62,12 +62,7 @@ export const OPERATIONS = {
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
-  findSimilarOpportunities: {
-    name: "findSimilarOpportunities",
-    plan: "pro",
-    cost: 1,
-    mayNotExist: true,
-  },
+  findSimilar: { name: "findSimilar", plan: "pro", cost: 1, mayNotExist: true },
   matchIdea: { name: "matchIdea", plan: "pro", cost: 1 },
 } as const satisfies Record<string, Operation>;
 
@@ -95,11 +90,11 @@ export async function authenticate(
   return remember(hash, callerOf(sql, row, row.used, now), now);
 }
 
-// Callers of the keys seen in the last seconds, by key digest: the MCP messages that read no
-// data and cost nothing (initialize, tools/list, ping, notifications) are answered for a key
-// found here without a database round trip. A revoke in this process forgets the key at once
+// Callers of the keys seen in the last seconds, by key digest: MCP messages that read no data
+// and cost nothing (initialize, tools/list, ping, notifications) are answered for a key found
+// here without a database round trip. A revoke in this process forgets the key at once
 // (forgetKey); one made elsewhere is seen by those messages within RECENT_MS, and by every
-// charged or data-reading call at once, since admit always looks the key up.
+// charged or data-reading call at once (admit always looks the key up).
 const RECENT_MS = 10_000;
 const RECENT_MAX = 10_000;
 const recent = new Map<string, { caller: Caller; at: number }>();
@@ -292,8 +287,7 @@ function unknownCredential(raw: string): Error {
  * records the charged call for its key, surface and UTC day, and reads the data version. Throws
  * 401 and 403 key_revoked; a refusal of a known caller (403 plan_required, 404, 429) is
  * returned with the caller, so that its answer still carries the quota headers. The order is
- * that of docs/DECISIONS.md section 4; the caller checks its parameters before. The caller's
- * usage is after the charge.
+ * docs/DECISIONS.md section 4's; parameters are checked before. Usage is after the charge.
  *
  * The usage record costs no second table: the month's counts per key, surface and day live on
  * the account's counter row, which the charge writes anyway (sql/0007_usage_today.sql).

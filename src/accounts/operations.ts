@@ -127,7 +127,7 @@ const DEFINITIONS: Record<OperationName, Definition> = {
       work: (v) => content.getTheme(v, id),
     };
   },
-  findSimilarOpportunities({ sql, content }, parse) {
+  findSimilar({ sql, content }, parse) {
     const query = parse(SimilarQuerySchema);
     return {
       existence: rowExists(sql, "opportunities", query.id, "opportunity"),

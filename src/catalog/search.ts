@@ -248,7 +248,8 @@ export async function searchOpportunities(
         limit,
       )),
     total,
-    match: "any",
+    // Nothing matches any word either: the answer is the (empty) set of rows matching all.
+    match: total > 0 ? "any" : "all",
   };
 }
 

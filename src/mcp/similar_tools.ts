@@ -25,7 +25,7 @@ export const SIMILAR_TOOLS = [
     tier: "pro",
     inputSchema: SimilarQuerySchema,
     outputSchema: SimilarListSchema,
-    operation: "findSimilarOpportunities",
+    operation: "findSimilar",
   },
   {
     name: "match_idea",

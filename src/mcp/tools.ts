@@ -49,7 +49,7 @@ export type ToolOperation =
   | "listTrendingThemes"
   | "getTheme"
   | "getUsage"
-  | "findSimilarOpportunities"
+  | "findSimilar"
   | "matchIdea"
   | "search"
   | "fetch";

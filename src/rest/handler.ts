@@ -65,7 +65,7 @@ function route(pathname: string, operation: Route["operation"], input: Route["in
 const ROUTES: Route[] = [
   route("/api/v1/opportunities", OPERATIONS.listOpportunities, "query"),
   route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, "path"),
-  route("/api/v1/opportunities/:id/similar", OPERATIONS.findSimilarOpportunities, "query"),
+  route("/api/v1/opportunities/:id/similar", OPERATIONS.findSimilar, "query"),
   route("/api/v1/ideas/match", OPERATIONS.matchIdea, "query"),
   route("/api/v1/blog", OPERATIONS.listBlogPosts, "query"),
   route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, "path"),

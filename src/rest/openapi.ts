@@ -185,7 +185,7 @@ function build(): JsonSchema {
         notFound: true,
       }),
       "/api/v1/opportunities/{id}/similar": operation({
-        operationId: "findSimilarOpportunities",
+        operationId: "findSimilar",
         summary: "Opportunities similar to one",
         description: "The nearest opportunities by what they share (rare words of the title, " +
           "description, key features and audience; the theme), each with a similarity from 0 " +
