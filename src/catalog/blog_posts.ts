@@ -66,7 +66,10 @@ async function bestMatch(sql: Sql, query: BlogQuery, ctx: QueryContext): Promise
   const excluded = exclusions.join(" ");
   const rows = await sql<(ListRow & { total: number })[]>`
     with u as materialized (
-      select q from (select oi_search_terms(t) as q from unnest(${units}::text[]) as x(t)) x
+      select q from (
+        select oi_search_terms(t) as q
+        from jsonb_array_elements_text(${JSON.stringify(units)}::text::jsonb) as x(t)
+      ) x
       where numnode(q) > 0
     ),
     hit as (

@@ -134,7 +134,9 @@ export async function matchIdea(
     .sort(([a, x], [b, y]) => y.similarity - x.similarity || y.count - x.count || a - b)
     .slice(0, query.limit).map(([id]) => id);
   const themeRows = themeIds.length === 0 ? [] : await sql<ThemeRow[]>`
-    ${themeSelect(sql)} where t.id = any(${themeIds}::int[])`;
+    ${themeSelect(sql)} where t.id in (select jsonb_array_elements_text(${
+    JSON.stringify(themeIds)
+  }::text::jsonb)::int)`;
   const themes = new Map(themeRows.map((row) => [row.id, row]));
   return {
     terms,
