@@ -16,6 +16,9 @@ import {
   toDetail,
   toListItem,
 } from "./opportunities.ts";
+import { searchOpportunities } from "./search.ts";
+import { findSimilar, matchIdea } from "./similar.ts";
+import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
   BlogList,
@@ -53,6 +56,10 @@ export interface Content {
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
   getTheme(version: number, id: number): Promise<ThemeDetail>;
+  /** The opportunities nearest to one (src/catalog/similar.ts). */
+  findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
+  /** The themes and opportunities nearest to an idea. */
+  matchIdea(version: number, query: IdeaQuery): Promise<IdeaMatch>;
   stats(): CacheStats;
 }
 
@@ -105,14 +112,22 @@ export function createContent(
           });
         if (!query.q?.trim()) {
           const [items, total] = await Promise.all([page(), count()]);
-          return { items, total, page: query.page, page_size: query.page_size };
+          return { items, total, page: query.page, page_size: query.page_size, match: "all" };
         }
         // One turn of the gate for the count and the page together: a turn each would send
         // every page to the back of the queue behind the counts that arrived after it.
         return await searches.run(async () => {
-          const total = await count();
-          const items = await page(total);
-          return { items, total, page: query.page, page_size: query.page_size };
+          const found = await searchOpportunities(sql, query, {
+            forcePlans: context.forcePlans,
+            memo: (key, compute) => cached(version, `opportunities:search:${key}`, compute),
+          });
+          return {
+            items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
+            total: found.total,
+            page: query.page,
+            page_size: query.page_size,
+            match: found.match,
+          };
         });
       }),
     getOpportunity: (version, id, fetched) =>
@@ -133,6 +148,10 @@ export function createContent(
     listTrendingThemes: (version, query) =>
       cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
     getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
+    findSimilar: (version, query) =>
+      cached(version, keyOf("similar", query), () => findSimilar(sql, query, context)),
+    matchIdea: (version, query) =>
+      cached(version, keyOf("idea", query), () => matchIdea(sql, query, context)),
     stats: () => cache.stats(),
   };
 }

@@ -91,8 +91,15 @@ export function toListItem(row: ListRow, base: string): OpportunityListItem {
   };
 }
 
-/** The `where` clause of a list query; every filter is a parameter, never a joined string. */
-function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+/**
+ * The `where` clause of a list query; every filter is a parameter, never a joined string. `match`
+ * replaces the keyword match of `q` (best match passes its own, src/catalog/search.ts).
+ */
+export function listFilter(
+  sql: Sql,
+  query: OpportunityQuery,
+  match?: postgres.Fragment,
+): postgres.Fragment {
   return sql`
     where true
     ${query.online_only ? sql`and o.is_online_deliverable` : sql``}
@@ -107,7 +114,7 @@ function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
           where c.slug = ${query.category})`
       : sql``
   }
-    ${matchesKeywords(sql, sql`o.search`, query.q)}`;
+    ${match ?? matchesKeywords(sql, sql`o.search`, query.q)}`;
 }
 
 /**
@@ -178,15 +185,16 @@ export async function findPage(
   query: OpportunityQuery,
   plan: PagePlan,
   force: boolean,
+  match?: (sql: Sql) => postgres.Fragment,
 ): Promise<ListRow[]> {
-  if (plan === "planner") return await pageOf(sql, query);
-  if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query));
+  if (plan === "planner") return await pageOf(sql, query, match);
+  if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query, match));
   // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
     return await tx<ListRow[]>`
       select ${listColumns(tx)}
       from (
-        select o.id from opportunity_search o ${listFilter(tx, query)}
+        select o.id from opportunity_search o ${listFilter(tx, query, match?.(tx))}
         ${queryOrder(tx, query)} ${pageWindow(tx, query.page, query.page_size)}
       ) as hit
       join opportunities o on o.id = hit.id
@@ -195,9 +203,13 @@ export async function findPage(
 }
 
 /** A page of the list query on `opportunities`, planned by PostgreSQL. */
-async function pageOf(sql: Sql, query: OpportunityQuery): Promise<ListRow[]> {
+async function pageOf(
+  sql: Sql,
+  query: OpportunityQuery,
+  match?: (sql: Sql) => postgres.Fragment,
+): Promise<ListRow[]> {
   return await sql<ListRow[]>`
-    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
+    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query, match?.(sql))}
     ${queryOrder(sql, query)} ${pageWindow(sql, query.page, query.page_size)}`;
 }
 
@@ -209,18 +221,20 @@ async function pageOf(sql: Sql, query: OpportunityQuery): Promise<ListRow[]> {
 export async function countOpportunities(
   sql: Sql,
   query: OpportunityQuery,
-  options: { forcePlans?: boolean } = {},
+  options: { forcePlans?: boolean; match?: (sql: Sql) => postgres.Fragment } = {},
 ): Promise<number> {
+  const { match } = options;
   // Without forced plans PostgreSQL could count opportunity_search by a sequential scan, which
   // reads every vector from the TOAST table: the wide table is the better choice then.
-  if (!query.q?.trim() || !options.forcePlans) {
+  if ((!query.q?.trim() && !match) || !options.forcePlans) {
     const [{ total }] = await sql<{ total: number }[]>`
-      select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
+      select count(*)::int as total from opportunities o ${listFilter(sql, query, match?.(sql))}`;
     return total;
   }
   return await withPlan(sql, "bitmap", true, async (tx) => {
     const [{ total }] = await tx<{ total: number }[]>`
-      select count(*)::int as total from opportunity_search o ${listFilter(tx, query)}`;
+      select count(*)::int as total from opportunity_search o
+      ${listFilter(tx, query, match?.(tx))}`;
     return total;
   });
 }

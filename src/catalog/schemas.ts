@@ -46,11 +46,15 @@ const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
-    "Keywords in web-search syntax, at most 100 characters, matched in the title or the " +
-      "description, ignoring case and accents. Every word must match as the start of a word " +
-      '("invoice" finds "invoicing"; words of one or two letters match whole words: "ai" finds ' +
-      '"AI" but not "email"); "quoted words" must stand together in that order; -word excludes ' +
-      "a word; a OR b matches either",
+    "What to look for, at most 100 characters: a question or keywords, matched in the title " +
+      "or the description, ignoring case and accents. Words are stemmed in English " +
+      '("invoicing", "invoices" and "invoiced" find each other) and match as the start of a ' +
+      'word ("invoi" finds "invoices"; words of one or two letters match whole words: "ai" ' +
+      'finds "AI" but not "email"); stop words ("for", "the", "to", "a", "with", ...) need not ' +
+      'match. Web-search syntax: "quoted words" must stand together in that order (stop words ' +
+      "included); -word excludes; a OR b matches either. Best match: when no row holds every " +
+      "word, the rows holding the most words come first and the answer's `match` is `any`. " +
+      'Example: "chasing late invoices for freelance designers"',
   ),
   platform: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
     "Source platform, case-insensitive: reddit, hackernews, producthunt, stackexchange, ...",
@@ -68,10 +72,11 @@ export const OpportunityQuerySchema = z.object({
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software / SaaS (default true)",
   ),
-  sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").default("score")
+  sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").optional()
     .describe(
-      "Order of the list: score (default: best score first, then newest), newest (newest " +
-        "first), or relevance (best match of q first, then by score; needs q)",
+      "Order of the list: relevance (the default with q: best match of q first, the title " +
+        "above the description and rare words above common ones, ties by score, then newest), " +
+        "score (the default without q: best score first, then newest) or newest (newest first)",
     ),
   page: Page,
   page_size: PageSize,
@@ -83,8 +88,9 @@ export type OpportunityQuery = z.infer<typeof OpportunityQuerySchema>;
 
 export const BlogQuerySchema = z.object({
   q: Q.optional().describe(
-    "Keywords in web-search syntax, at most 100 characters, matched in the title or the " +
-      'excerpt as in the opportunity list: word prefixes, "phrases", -exclusions, OR',
+    "A question or keywords, at most 100 characters, matched in the title or the excerpt as " +
+      'in the opportunity list: English stems, word prefixes, stop words optional, "phrases", ' +
+      "-exclusions, OR, best match (`match` says all or any)",
   ),
   page: Page,
   page_size: PageSize,
@@ -168,7 +174,16 @@ function listOf<T extends z.ZodType>(item: T) {
   });
 }
 
-export const OpportunityListSchema = listOf(OpportunityListItemSchema);
+/** Which rows a list with `q` answers: those matching every significant word, or any of them. */
+export const MatchSchema = z.enum(["all", "any"]).describe(
+  "all: every item matches every significant word of q (also the answer without q); any: no " +
+    "row matched them all, so the items are those matching the most words, best first",
+);
+export type MatchKind = z.infer<typeof MatchSchema>;
+
+export const OpportunityListSchema = listOf(OpportunityListItemSchema).extend({
+  match: MatchSchema,
+});
 export type OpportunityList = z.infer<typeof OpportunityListSchema>;
 
 export const BlogListItemSchema = z.object({
@@ -189,7 +204,7 @@ export const BlogPostSchema = BlogListItemSchema.extend({
 });
 export type BlogPost = z.infer<typeof BlogPostSchema>;
 
-export const BlogListSchema = listOf(BlogListItemSchema);
+export const BlogListSchema = listOf(BlogListItemSchema).extend({ match: MatchSchema });
 export type BlogList = z.infer<typeof BlogListSchema>;
 
 export const CategorySchema = z.object({

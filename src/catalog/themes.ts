@@ -13,10 +13,10 @@ import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
 
-type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };
+export type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };
 
 /** Theme records with their category slug and opportunity statistics, from `themes t`. */
-function themeSelect(sql: Sql): postgres.Fragment {
+export function themeSelect(sql: Sql): postgres.Fragment {
   return sql`
     select t.id, t.slug, t.name, c.slug as category, t.summary, t.trend_direction,
       t.trend_change, t.mentions_30d, t.mentions_prev_30d,
@@ -29,7 +29,7 @@ function themeSelect(sql: Sql): postgres.Fragment {
     ) s`;
 }
 
-function toTheme(row: ThemeRow): Theme {
+export function toTheme(row: ThemeRow): Theme {
   return { ...row, updated_at: iso(row.updated_at) };
 }
 

@@ -27,6 +27,7 @@ import {
   SearchResultsSchema,
 } from "../catalog/connector.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
+import { SIMILAR_TOOLS } from "./similar_tools.ts";
 import {
   WatchCreateSchema,
   WatchDeletedSchema,
@@ -48,6 +49,8 @@ export type ToolOperation =
   | "listTrendingThemes"
   | "getTheme"
   | "getUsage"
+  | "findSimilar"
+  | "matchIdea"
   | "search"
   | "fetch";
 
@@ -146,17 +149,21 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "query_opportunities",
     title: "Search opportunities",
     description: "Searches validated business opportunities mined from community discussions " +
-      "(Reddit, Hacker News, Product Hunt, ...), with filters for keywords (web-search " +
-      'syntax: word prefixes, "phrases", -exclusions, OR), platform, channel, minimum score, ' +
-      "recommendation, category and online-only; sorted by score (default), newest or " +
-      "relevance to q; paged. Returns list items (no evidence) plus the total; call get_opportunity for the " +
-      `full record. ${PRO}. Costs 1 call.`,
+      "(Reddit, Hacker News, Product Hunt, ...). q takes a question or keywords: English " +
+      'stems ("invoicing" finds "invoices"), stop words optional, "phrases", -exclusions, OR; ' +
+      "when no opportunity matches every word, the best matches come back with match: any. " +
+      'Example: {"q": "chasing late invoices for freelance designers"}. Filters: platform, ' +
+      "channel, minimum score, recommendation, category, online-only. Sorted by relevance " +
+      "with q (title above description, rare words above common ones), else by score; or " +
+      "sort=score|newest. Paged. Returns list items (no evidence), the total and match; call " +
+      `get_opportunity for the full record. ${PRO}. Costs 1 call.`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,
     annotations: ANNOTATIONS,
     operation: "listOpportunities",
   },
+  ...SIMILAR_TOOLS.map((tool) => ({ ...tool, annotations: ANNOTATIONS })),
   {
     name: "list_trending_themes",
     title: "Trending themes",

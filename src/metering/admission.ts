@@ -50,6 +50,8 @@ export const OPERATIONS = {
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
+  findSimilar: { name: "findSimilar", plan: "pro", cost: 1, mayNotExist: true },
+  matchIdea: { name: "matchIdea", plan: "pro", cost: 1 },
 } as const satisfies Record<string, Operation>;
 
 /** What must exist for a call to succeed: checked in the admission statement, before charging. */

@@ -33,6 +33,7 @@ import {
   searchResults,
 } from "../catalog/connector.ts";
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
+import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar_schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import type { Existence, OPERATIONS } from "./admission.ts";
@@ -126,6 +127,17 @@ const DEFINITIONS: Record<OperationName, Definition> = {
       existence: rowExists(sql, "themes", id, "theme"),
       work: (v) => content.getTheme(v, id),
     };
+  },
+  findSimilar({ sql, content }, parse) {
+    const query = parse(SimilarQuerySchema);
+    return {
+      existence: rowExists(sql, "opportunities", query.id, "opportunity"),
+      work: (v) => content.findSimilar(v, query),
+    };
+  },
+  matchIdea({ content }, parse) {
+    const query = parse(IdeaQuerySchema);
+    return { work: (v) => content.matchIdea(v, query) };
   },
   getUsage({ sql }, parse) {
     const { month } = parse(UsageQuerySchema);

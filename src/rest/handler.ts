@@ -64,6 +64,8 @@ function route(pathname: string, operation: Route["operation"], input: Route["in
 const ROUTES: Route[] = [
   route("/api/v1/opportunities", OPERATIONS.listOpportunities, "query"),
   route("/api/v1/opportunities/:id", OPERATIONS.getOpportunity, "path"),
+  route("/api/v1/opportunities/:id/similar", OPERATIONS.findSimilar, "query"),
+  route("/api/v1/ideas/match", OPERATIONS.matchIdea, "query"),
   route("/api/v1/blog", OPERATIONS.listBlogPosts, "query"),
   route("/api/v1/blog/:slug", OPERATIONS.getBlogPost, "path"),
   route("/api/v1/overview", OPERATIONS.getOverview, "query"),
@@ -85,6 +87,15 @@ function decodePath(groups: Record<string, string | undefined>): Record<string, 
       throw new InvalidParameterError([{ param: k, message: "is not valid percent-encoding" }]);
     }
   }
+  return out;
+}
+
+/** `url` with the path parameters set in its query string (a query route with `:id`). */
+function withPathParams(url: URL, params: Record<string, string>): URL {
+  const names = Object.keys(params);
+  if (names.length === 0) return url;
+  const out = new URL(url);
+  for (const name of names) out.searchParams.set(name, params[name]);
   return out;
 }
 
@@ -138,7 +149,9 @@ export function createRestHandler(
         r.operation.name,
         deps,
         (schema) =>
-          r.input === "path" ? parseParams(schema, decodePath(groups)) : parseQuery(schema, url),
+          r.input === "path"
+            ? parseParams(schema, decodePath(groups))
+            : parseQuery(schema, withPathParams(url, decodePath(groups))),
       );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).

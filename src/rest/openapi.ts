@@ -16,6 +16,12 @@ import {
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
+import {
+  IdeaMatchSchema,
+  IdeaQuerySchema,
+  SimilarListSchema,
+  SimilarQuerySchema,
+} from "../catalog/similar_schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
@@ -161,8 +167,11 @@ function build(): JsonSchema {
       "/api/v1/opportunities": operation({
         operationId: "listOpportunities",
         summary: "List opportunities",
-        description: "Filtered, paged opportunities, by score descending. Pro and Business; " +
-          "costs 1 call.",
+        description: "Filtered, paged opportunities. With q: a question or keywords (English " +
+          'stems, stop words optional, "phrases", -exclusions, OR), ordered by relevance unless ' +
+          "sort says otherwise; when no opportunity matches every word, the best matches " +
+          "(most words first) with match=any. Without q: by score descending. Example: " +
+          "?q=chasing+late+invoices+for+freelance+designers. Pro and Business; costs 1 call.",
         parameters: queryParameters(OpportunityQuerySchema),
         result: "OpportunityList",
         proOnly: true,
@@ -175,10 +184,39 @@ function build(): JsonSchema {
         result: "OpportunityDetail",
         notFound: true,
       }),
+      "/api/v1/opportunities/{id}/similar": operation({
+        operationId: "findSimilar",
+        summary: "Opportunities similar to one",
+        description: "The nearest opportunities by what they share (rare words of the title, " +
+          "description, key features and audience; the theme), each with a similarity from 0 " +
+          "to 1, nearest first, at most 100, paged. Pro and Business; costs 1 call, 0 on 404.",
+        parameters: [
+          pathParameter("id", "integer", "Opportunity id"),
+          ...queryParameters(SimilarQuerySchema.omit({ id: true })),
+        ],
+        result: "SimilarList",
+        notFound: true,
+        proOnly: true,
+      }),
+      "/api/v1/ideas/match": operation({
+        operationId: "matchIdea",
+        summary: "Themes and opportunities near an idea",
+        description: "An idea in a sentence or a paragraph (text, up to 1,000 characters) gets " +
+          "the nearest themes (with their trend) and opportunities (with evidence count and " +
+          "competitors), each with a similarity from 0 to 1. Example: " +
+          "?text=An+app+that+helps+freelance+designers+chase+late+invoices. A blank or longer " +
+          "text is a 422 (not charged). Pro and Business; costs 1 call.",
+        parameters: queryParameters(IdeaQuerySchema).map((p) =>
+          p.name === "text" ? { ...p, required: true } : p
+        ),
+        result: "IdeaMatch",
+        proOnly: true,
+      }),
       "/api/v1/blog": operation({
         operationId: "listBlogPosts",
         summary: "List published blog analyses",
-        description: "Newest first. Every plan; free of charge.",
+        description: "Newest first; with q, best match as in the opportunity list (match=any " +
+          "when no article holds every word: the most words first). Every plan; free of charge.",
         parameters: queryParameters(BlogQuerySchema),
         result: "BlogList",
       }),
@@ -260,6 +298,8 @@ function build(): JsonSchema {
         CategoryList: schemaOf(CategoryListSchema),
         TrendingThemes: schemaOf(TrendingThemesSchema),
         ThemeDetail: schemaOf(ThemeDetailSchema),
+        SimilarList: schemaOf(SimilarListSchema),
+        IdeaMatch: schemaOf(IdeaMatchSchema),
         Usage: schemaOf(UsageReportSchema),
         Error: schemaOf(ErrorBodySchema),
         QuotaExceeded: schemaOf(QuotaExceededBodySchema),

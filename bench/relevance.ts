@@ -1,0 +1,208 @@
+/**
+ * `deno task bench:relevance`: does `q` answer the questions agents send (issue 27)? The judged
+ * questions of bench/relevance_questions.ts (generated from the demo data, with their right
+ * answers) go through REST (GET /api/v1/opportunities?q=) and MCP (query_opportunities) of the
+ * service in this process, on the demo data (2,000 opportunities) in the embedded database and in
+ * PostgreSQL, with the default sort (relevance with q). Measured per engine and surface: the
+ * zero-result rate and precision at 10 normalised by the most that exists (right answers among
+ * the first ten, over min(10, right answers)). Targets: zero results <= 1%, normalised
+ * precision >= 0.95. Written to bench/RELEVANCE.md (the section between the markers) and
+ * bench/RELEVANCE.json.
+ *
+ * Flags: --engines embedded,postgres (default both); --count N questions (default 160).
+ * PostgreSQL: TEST_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
+ * database oppintel_relevance, dropped and made again.
+ */
+import postgres from "postgres";
+import { buildHandler } from "../main.ts";
+import { readConfig } from "../src/platform/config.ts";
+import { openDatabase } from "../src/db/open.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { createApiKey } from "../src/accounts/api_keys.ts";
+import { type Question, relevanceQuestions } from "./relevance_questions.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const BASE = "http://relevance.bench";
+const OPPORTUNITIES = 2000;
+
+interface SurfaceResult {
+  engine: string;
+  surface: "rest" | "mcp";
+  questions: number;
+  zeroResults: number;
+  zeroRate: number;
+  precision: number;
+  normalisedPrecision: number;
+  anyAnswers: number;
+  worst: { q: string; normalised: number; right: number }[];
+}
+
+function option(name: string, fallback: string): string {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
+}
+
+async function openEngine(engine: string) {
+  if (engine === "embedded") {
+    return readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
+  }
+  const admin = Deno.env.get("TEST_DATABASE_URL") ??
+    "postgres://postgres@127.0.0.1:5432/postgres";
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  await sql.unsafe("drop database if exists oppintel_relevance");
+  await sql.unsafe("create database oppintel_relevance");
+  await sql.end();
+  const url = new URL(admin);
+  url.pathname = "/oppintel_relevance";
+  return readConfig({ DATABASE_URL: url.toString(), PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
+}
+
+/** Right answers among the first ten ids, over the most that can be there. */
+function scoreOf(question: Question, ids: number[], byExternal: Map<string, number>) {
+  const right = new Set(question.right.map((e) => byExternal.get(e)));
+  const hits = ids.slice(0, 10).filter((id) => right.has(id)).length;
+  return { precision: hits / 10, normalised: hits / Math.min(10, right.size) };
+}
+
+async function runEngine(engine: string, questions: Question[]): Promise<SurfaceResult[]> {
+  const config = await openEngine(engine);
+  const db = await openDatabase(config);
+  try {
+    await migrate(db.sql);
+    await seedDemo(db.sql, { opportunities: OPPORTUNITIES });
+    const email = `relevance-${crypto.randomUUID().slice(0, 8)}@bench.local`;
+    await createAccount(db.sql, { email, plan: "business", verified: true });
+    const { key } = await createApiKey(db.sql, { email, name: "bench" });
+    const rows = await db.sql<{ id: number; external_id: string }[]>`
+      select id, external_id from opportunities`;
+    const byExternal = new Map(rows.map((r) => [r.external_id, r.id]));
+    const handler = buildHandler(db, config, { log: () => {} });
+    const ask = {
+      rest: async (q: string) => {
+        const res = await handler(
+          new Request(`${BASE}/api/v1/opportunities?q=${encodeURIComponent(q)}`, {
+            headers: { "X-API-Key": key },
+          }),
+        );
+        if (res.status !== 200) throw new Error(`REST ${res.status} for "${q}"`);
+        return await res.json();
+      },
+      mcp: async (q: string) => {
+        const res = await handler(
+          new Request(`${BASE}/mcp/`, {
+            method: "POST",
+            headers: {
+              "X-API-Key": key,
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: "query_opportunities", arguments: { q } },
+            }),
+          }),
+        );
+        const { result } = await res.json();
+        if (result?.isError) throw new Error(`MCP error for "${q}"`);
+        return result.structuredContent;
+      },
+    };
+    const out: SurfaceResult[] = [];
+    for (const surface of ["rest", "mcp"] as const) {
+      let zero = 0, precision = 0, normalised = 0, any = 0;
+      const scored: SurfaceResult["worst"] = [];
+      for (const question of questions) {
+        const body = await ask[surface](question.q);
+        if (body.total === 0) zero++;
+        if (body.match === "any") any++;
+        const s = scoreOf(question, body.items.map((i: { id: number }) => i.id), byExternal);
+        precision += s.precision;
+        normalised += s.normalised;
+        scored.push({ q: question.q, normalised: s.normalised, right: question.right.length });
+      }
+      const n = questions.length;
+      out.push({
+        engine,
+        surface,
+        questions: n,
+        zeroResults: zero,
+        zeroRate: zero / n,
+        precision: precision / n,
+        normalisedPrecision: normalised / n,
+        anyAnswers: any,
+        worst: scored.sort((a, b) => a.normalised - b.normalised).slice(0, 5),
+      });
+    }
+    await handler.settle();
+    return out;
+  } finally {
+    await db.close();
+  }
+}
+
+function verdict(pass: boolean): string {
+  return pass ? "PASS" : "MISS";
+}
+
+function render(results: SurfaceResult[], questions: Question[]): string {
+  const lines = [
+    `Questions: ${questions.length} (bench/relevance_questions.ts, seeded), on the demo data ` +
+    `(${OPPORTUNITIES.toLocaleString("en-US")} opportunities), default sort, page of 20.`,
+    "",
+    "| engine | surface | zero results | target <= 1% | precision@10 | normalised p@10 | " +
+    "target >= 0.95 | match=any |",
+    "|---|---|---|---|---|---|---|---|",
+    ...results.map((r) =>
+      `| ${r.engine} | ${r.surface.toUpperCase()} | ${r.zeroResults} (${
+        (r.zeroRate * 100).toFixed(1)
+      }%) | ${verdict(r.zeroRate <= 0.01)} | ${r.precision.toFixed(3)} | ${
+        r.normalisedPrecision.toFixed(3)
+      } | ${verdict(r.normalisedPrecision >= 0.95)} | ${r.anyAnswers} |`
+    ),
+    "",
+    "Weakest questions (normalised precision at 10, right answers that exist):",
+    "",
+    ...results[0].worst.map((w) => `- "${w.q}": ${w.normalised.toFixed(2)} (${w.right} right)`),
+    "",
+    "Examples of the set:",
+    "",
+    ...questions.slice(0, 8).map((q) => `- "${q.q}" (${q.right.length} right answers)`),
+  ];
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const engines = option("engines", "embedded,postgres").split(",");
+  const questions = relevanceQuestions(
+    generateDemoRecords({ opportunities: OPPORTUNITIES }),
+    { count: Number(option("count", "160")) },
+  );
+  const results: SurfaceResult[] = [];
+  for (const engine of engines) {
+    const started = performance.now();
+    results.push(...await runEngine(engine, questions));
+    console.error(`${engine}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const section = render(results, questions);
+  console.log(section);
+  await Deno.writeTextFile(
+    `${ROOT}bench/RELEVANCE.json`,
+    JSON.stringify({ measuredAt: new Date().toISOString(), results }, null, 2) + "\n",
+  );
+  const path = `${ROOT}bench/RELEVANCE.md`;
+  const doc = await Deno.readTextFile(path).catch(() => "");
+  const [start, end] = ["<!-- relevance:start -->", "<!-- relevance:end -->"];
+  const at = doc.indexOf(start), to = doc.indexOf(end);
+  if (at >= 0 && to > at) {
+    await Deno.writeTextFile(
+      path,
+      doc.slice(0, at + start.length) + "\n" + section + "\n" + doc.slice(to),
+    );
+  } else {
+    await Deno.writeTextFile(path, `${doc}\n${start}\n${section}\n${end}\n`);
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * A `q` read as a question (issue 27): best match and relevance on top of the keyword match of
+ * opportunities.ts (stems, stop words and prefixes are in sql/0013_search_english.sql).
+ *
+ * - Units: `q` split as an agent writes it: each plain word, "quoted phrase" or `a OR b` group is
+ *   one unit; `-word` and `-"phrase"` are exclusions. A unit of stop words only counts for
+ *   nothing.
+ * - Best match: the rows matching the whole `q` (match `all`); when there are none, the rows
+ *   matching any unit and no exclusion (match `any`), those matching the most units first.
+ * - Relevance: the sum over the units a row matches of the unit's rarity (a BM25 idf, from the
+ *   document frequencies of search_terms) times its cover density in the row (ts_rank_cd, the
+ *   title weighing 1 and the description 0.4).
+ * - Scale: relevance ranks candidates, never every match: the first CANDIDATES matches in score
+ *   order (per unit, rarest first, in best match). Past them, the list continues in score
+ *   order. Below CANDIDATES matches (the demo data) the whole answer is in relevance order.
+ */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { searchText } from "./common.ts";
+import {
+  countOpportunities,
+  findPage,
+  listColumns,
+  listFilter,
+  type ListRow,
+  pagePlan,
+} from "./opportunities.ts";
+import type { MatchKind, OpportunityQuery } from "./schemas.ts";
+
+/** How many matches are ranked by relevance, at most (per unit in best match). */
+export const CANDIDATES = 1000;
+
+/** Units and exclusions of a `q`, as texts of web-search syntax. */
+export interface SearchUnits {
+  units: string[];
+  exclusions: string[];
+}
+
+/** Splits `q` into units and exclusions (see the module comment). */
+export function searchUnits(q: string | undefined): SearchUnits {
+  const text = searchText(q) ?? "";
+  const tokens: { text: string; negated: boolean }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (/\s/.test(text[i])) {
+      i++;
+      continue;
+    }
+    const negated = text[i] === "-";
+    // A lone dash excludes the word after it, as websearch_to_tsquery reads it.
+    if (negated) { while (++i < text.length && /\s/.test(text[i])); }
+    if (text[i] === '"') {
+      const end = text.indexOf('"', i + 1);
+      const stop = end < 0 ? text.length : end;
+      tokens.push({ text: `"${text.slice(i + 1, stop)}"`, negated });
+      i = stop + 1;
+      continue;
+    }
+    let j = i;
+    while (j < text.length && !/\s/.test(text[j]) && text[j] !== '"') j++;
+    if (j > i) tokens.push({ text: text.slice(i, j), negated });
+    i = j;
+  }
+  const units: string[][] = [];
+  const exclusions: string[] = [];
+  let joinNext = false;
+  for (const token of tokens) {
+    if (token.negated) {
+      exclusions.push(`-${token.text}`);
+      joinNext = false;
+    } else if (token.text.toLowerCase() === "or") {
+      joinNext = units.length > 0;
+    } else if (joinNext) {
+      units[units.length - 1].push(token.text);
+      joinNext = false;
+    } else {
+      units.push([token.text]);
+    }
+  }
+  return { units: units.map((u) => u.join(" OR ")), exclusions };
+}
+
+/** A unit as a tsquery (text) and its rarity. */
+export interface RankedUnit {
+  q: string;
+  /** `q` matched in the title only. */
+  title: string;
+  idf: number;
+  /** Documents holding it (at most). */
+  df: number;
+}
+
+/**
+ * The significant units of `texts` with their rarity (idf), rarest first: each becomes its query
+ * (oi_search_terms: stems, prefixes, no stop words); a unit with no significant word is dropped.
+ * A prefix counts the documents of every lexeme it starts (capped at all of them); a phrase or
+ * an OR group counts as its rarest lexeme.
+ */
+export async function rankUnits(sql: Sql, texts: string[]): Promise<RankedUnit[]> {
+  if (texts.length === 0) return [];
+  return await sql<RankedUnit[]>`
+    with n as (select coalesce((select docs from search_terms where term = ''), 0) as docs),
+    u as (
+      select x.i, oi_search_terms(x.t) as q
+      from jsonb_array_elements_text(${
+    JSON.stringify(texts)
+  }::text::jsonb) with ordinality as x(t, i)
+    )
+    select u.q::text as q, least(d.df, n.docs)::float8 as df,
+      -- The same query on title words only (weight A): 'invoic':* -> 'invoic':*A.
+      regexp_replace(u.q::text, '''((?:[^'']|'''')+)''(?::(\\*))?', '''\\1'':\\2A', 'g')
+        as title,
+      ln(1 + (n.docs - least(d.df, n.docs) + 0.5) / (least(d.df, n.docs) + 0.5))::float8 as idf
+    from u cross join n
+    cross join lateral (
+      select coalesce(min(l.df), 0) as df from (
+        select (
+          select coalesce(sum(st.docs), 0) from search_terms st
+          where st.term >= replace(m[1], '''''', '''')
+            and st.term <= replace(m[1], '''''', '''') || case when m[2] is null then ''
+              else chr(1114111) end
+        ) as df
+        from regexp_matches(u.q::text, '''((?:[^'']|'''')+)''(:\\*)?', 'g') as m
+      ) l
+    ) d
+    where numnode(u.q) > 0
+    order by idf desc, u.i`;
+}
+
+/**
+ * How well the rows `ids` answer the units: `hits`, the units matched; `rel`, the coverage of
+ * the question (the sum of the rarity of each unit matched, in full when in the title, 0.4 of it
+ * when in the description only) plus, to order rows that cover it alike, a tenth of the cover
+ * density (ts_rank_cd) weighted by rarity.
+ */
+async function scoreRows(
+  sql: Sql,
+  ids: number[],
+  units: RankedUnit[],
+): Promise<Map<number, { hits: number; rel: number }>> {
+  if (ids.length === 0 || units.length === 0) return new Map();
+  const rows = await sql<{ id: number; hits: number; rel: number }[]>`
+    with u as (
+      select (x->>'q')::tsquery as q, (x->>'title')::tsquery as title, (x->>'idf')::float8 as idf
+      from jsonb_array_elements(${JSON.stringify(units)}::text::jsonb) as x
+    )
+    select o.id,
+      (select count(*) from u where o.search @@ u.q)::int as hits,
+      coalesce((
+        select sum(u.idf * (case when o.search @@ u.title then 1 when o.search @@ u.q then 0.4
+          else 0 end + 0.1 * ts_rank_cd('{0.1, 0.2, 0.4, 1.0}'::float4[], o.search, u.q)))
+        from u), 0)::float8 as rel
+    from opportunities o where o.id in (select jsonb_array_elements_text(${
+    JSON.stringify(ids)
+  }::text::jsonb)::int)`;
+  return new Map(rows.map((r) => [r.id, { hits: r.hits, rel: r.rel }]));
+}
+
+/** Caches a value under a key (the content cache at the request's data version). */
+export type Memo = <T>(key: string, compute: () => Promise<T>) => Promise<T>;
+
+/** One page of a list with `q`, its exact total and which match it answers. */
+export interface SearchPage {
+  rows: ListRow[];
+  total: number;
+  match: MatchKind;
+}
+
+/** The effective order of a list query: relevance with q unless another sort is asked for. */
+export function effectiveSort(query: OpportunityQuery): "score" | "newest" | "relevance" {
+  return query.sort ?? (query.q?.trim() ? "relevance" : "score");
+}
+
+function time(value: Date | string): number {
+  return (value instanceof Date ? value : new Date(value)).getTime();
+}
+
+/** The list order after hits and relevance: score, newest, id (or newest, id). */
+function compareRows(sort: string, a: ListRow, b: ListRow): number {
+  if (sort !== "newest" && a.score !== b.score) return b.score - a.score;
+  return time(b.created_at) - time(a.created_at) || b.id - a.id;
+}
+
+/**
+ * A page of the opportunity list with `q`: best match and relevance (the module comment).
+ * `memo` keeps what every page of the same question shares (count, units, ranked candidates).
+ */
+export async function searchOpportunities(
+  sql: Sql,
+  query: OpportunityQuery,
+  options: { forcePlans?: boolean; memo: Memo },
+): Promise<SearchPage> {
+  const { memo } = options;
+  const force = options.forcePlans ?? false;
+  const sort = effectiveSort(query);
+  const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
+  const filterKey = JSON.stringify(Object.entries(filter).sort());
+  const start = (query.page - 1) * query.page_size;
+  const all = await memo(
+    `count:${filterKey}`,
+    () => countOpportunities(sql, query, { forcePlans: force }),
+  );
+  const { units: texts, exclusions } = searchUnits(query.q);
+  const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
+  const scoreOrder = { ...query, sort: "score" as const, page: 1, page_size: CANDIDATES };
+  if (all > 0) {
+    if (sort !== "relevance") {
+      return { rows: await pageRows(sql, query, all, force), total: all, match: "all" };
+    }
+    const ranked = await memo(`ranked:${filterKey}`, async () => {
+      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force);
+      const scores = await scoreRows(sql, rows.map((r) => r.id), units);
+      const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
+      return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
+    });
+    return {
+      rows: await withRest(
+        query,
+        ranked,
+        start,
+        all,
+        (offset, limit) => rowsAt(sql, query, undefined, offset, limit),
+      ),
+      total: all,
+      match: "all",
+    };
+  }
+  if (units.length < 2) return { rows: [], total: 0, match: "all" };
+  // Best match: any unit, no exclusion.
+  const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
+  const anyQuery = units.map((u) => `(${u.q})`).join(" | ");
+  const match = (tx: Sql) =>
+    tx`and o.search @@ ${anyQuery}::tsquery
+      ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
+  const total = await memo(
+    `any:${filterKey}`,
+    () => countOpportunities(sql, query, { forcePlans: force, match }),
+  );
+  const ranked = await memo(`anyranked:${filterKey}:${sort}`, async () => {
+    const found = new Map<number, ListRow>();
+    for (const unit of units) {
+      const one = (tx: Sql) =>
+        tx`and o.search @@ ${unit.q}::tsquery
+          ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
+      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
+      for (const row of rows) found.set(row.id, row);
+    }
+    const scores = await scoreRows(sql, [...found.keys()], units);
+    const of = (row: ListRow) => scores.get(row.id) ?? { hits: 0, rel: 0 };
+    // Relevance: the rows covering the most of the question (its rare words weigh more, title
+    // words more than description words); another sort: the most words first, then that sort.
+    return [...found.values()].sort((a, b) =>
+      (sort === "relevance" ? of(b).rel - of(a).rel : of(b).hits - of(a).hits) ||
+      compareRows(sort, a, b)
+    );
+  });
+  const candidates = ranked.map((r) => r.id);
+  return {
+    rows: await withRest(query, ranked, start, total, (offset, limit) =>
+      rowsAt(
+        sql,
+        query,
+        (tx) =>
+          tx`${match(tx)} and o.id <> all(array(select jsonb_array_elements_text(${
+            JSON.stringify(candidates)
+          }::text::jsonb)::int))`,
+        offset,
+        limit,
+      )),
+    total,
+    // Nothing matches any word either: the answer is the (empty) set of rows matching all.
+    match: total > 0 ? "any" : "all",
+  };
+}
+
+/** A page of the list in its own order (score or newest) with the keyword match of q. */
+async function pageRows(
+  sql: Sql,
+  query: OpportunityQuery,
+  total: number,
+  force: boolean,
+): Promise<ListRow[]> {
+  if ((query.page - 1) * query.page_size >= total) return [];
+  const plan = pagePlan(query, total);
+  return await findPage(sql, query, force ? plan : "planner", force);
+}
+
+/**
+ * The page at `start` of the ranked candidates followed by the rest of the matches, which
+ * `rest(offset, limit)` reads in score order.
+ */
+async function withRest(
+  query: OpportunityQuery,
+  ranked: ListRow[],
+  start: number,
+  total: number,
+  rest: (offset: number, limit: number) => Promise<ListRow[]>,
+): Promise<ListRow[]> {
+  const head = ranked.slice(start, start + query.page_size);
+  const missing = Math.min(query.page_size, total - start) - head.length;
+  if (missing <= 0 || ranked.length >= total) return head;
+  return [...head, ...await rest(Math.max(0, start - ranked.length), missing)];
+}
+
+/** Rows of the list in score order at an offset, past the ranked candidates. */
+async function rowsAt(
+  sql: Sql,
+  query: OpportunityQuery,
+  match: ((sql: Sql) => postgres.Fragment) | undefined,
+  offset: number,
+  limit: number,
+): Promise<ListRow[]> {
+  // In all-mode the candidates are the first CANDIDATES rows in score order: the rest starts
+  // right after them.
+  const skip = match ? offset : offset + CANDIDATES;
+  return await sql<ListRow[]>`
+    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query, match?.(sql))}
+    order by o.score desc, o.created_at desc, o.id desc limit ${limit} offset ${skip}`;
+}
