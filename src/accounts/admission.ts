@@ -61,6 +61,7 @@ export const OPERATIONS = {
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
+  getThemeHistory: { name: "getThemeHistory", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
 } as const satisfies Record<string, Operation>;
 

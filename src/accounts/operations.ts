@@ -33,6 +33,7 @@ import {
   searchResults,
 } from "../catalog/connector.ts";
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
+import { ThemeHistoryQuerySchema } from "../catalog/trend_schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import type { Caller, Existence, OPERATIONS } from "./admission.ts";
@@ -124,6 +125,13 @@ const DEFINITIONS: Record<OperationName, Definition> = {
     return {
       existence: rowExists(sql, "themes", id, "theme"),
       work: (v) => content.getTheme(v, id),
+    };
+  },
+  getThemeHistory({ sql, content }, parse) {
+    const query = parse(ThemeHistoryQuerySchema);
+    return {
+      existence: rowExists(sql, "themes", query.id, "theme"),
+      work: (v) => content.getThemeHistory(v, query),
     };
   },
   getUsage({ sql }, parse) {

@@ -17,6 +17,8 @@ import {
   toListItem,
 } from "./opportunities.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
+import { getThemeHistory } from "./theme_history.ts";
+import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
 import type {
   BlogList,
   BlogPost,
@@ -53,6 +55,7 @@ export interface Content {
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
   getTheme(version: number, id: number): Promise<ThemeDetail>;
+  getThemeHistory(version: number, query: ThemeHistoryQuery): Promise<ThemeHistory>;
   stats(): CacheStats;
 }
 
@@ -133,6 +136,8 @@ export function createContent(
     listTrendingThemes: (version, query) =>
       cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
     getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
+    getThemeHistory: (version, query) =>
+      cached(version, keyOf("theme_history", query), () => getThemeHistory(sql, query)),
     stats: () => cache.stats(),
   };
 }

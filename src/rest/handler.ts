@@ -52,8 +52,11 @@ interface Route {
   /** True when the pattern has no parameters. */
   exact: boolean;
   operation: Operation & { name: OperationName };
-  /** Where the operation's input comes from: the path parameters or the query string. */
-  input: "path" | "query";
+  /**
+   * Where the operation's input comes from: the path parameters, the query string, or both (a
+   * path parameter wins over a query parameter of the same name).
+   */
+  input: "path" | "query" | "both";
 }
 
 function route(pathname: string, operation: Route["operation"], input: Route["input"]): Route {
@@ -71,6 +74,7 @@ const ROUTES: Route[] = [
   route("/api/v1/categories", OPERATIONS.listCategories, "query"),
   route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, "query"),
   route("/api/v1/themes/:id", OPERATIONS.getTheme, "path"),
+  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "both"),
   route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 
@@ -86,6 +90,13 @@ function decodePath(groups: Record<string, string | undefined>): Record<string, 
       throw new InvalidParameterError([{ param: k, message: "is not valid percent-encoding" }]);
     }
   }
+  return out;
+}
+
+/** `url` with the path parameters set as query parameters (replacing any of the same name). */
+function withPath(url: URL, path: Record<string, string>): URL {
+  const out = new URL(url);
+  for (const [name, value] of Object.entries(path)) out.searchParams.set(name, value);
   return out;
 }
 
@@ -139,7 +150,9 @@ export function createRestHandler(
         r.operation.name,
         deps,
         (schema) =>
-          r.input === "path" ? parseParams(schema, decodePath(groups)) : parseQuery(schema, url),
+          r.input === "path"
+            ? parseParams(schema, decodePath(groups))
+            : parseQuery(schema, r.input === "query" ? url : withPath(url, decodePath(groups))),
       );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
