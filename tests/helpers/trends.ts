@@ -28,4 +28,4 @@ export const RISING = [...flatWeeks(100, 100), 150, 170, 190, 210];
 /** Two years of weeks: steady, then falling in the last weeks (status declining). */
 export const DECLINING = [...flatWeeks(100, 100), 70, 60, 55, 50];
 /** Two years of steady weeks. */
-export const STEADY = flatWeeks(104, 40, 2);
+export const STEADY = flatWeeks(104, 40, 1);
