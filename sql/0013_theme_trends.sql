@@ -31,9 +31,8 @@ create index themes_trending_1y_idx on themes (growth_1y desc, id) where growth_
 create index themes_status_idx on themes (trend_status, trend_change desc, id)
   where trend_status is not null;
 
--- Watches on themes (src/watches/theme_watches.ts): a watch may follow the status changes of the
--- themes of a category (or every theme), optionally only changes to one status. Each change is
--- recorded once (theme_status_changes) and delivered once per watch (theme_watch_events).
+-- Each change of a theme's status, recorded by the import that made it (src/ingest/trends.ts):
+-- what the theme watches deliver (sql/0014_theme_watches.sql).
 create table theme_status_changes (
   id bigint generated always as identity primary key,
   theme_id integer not null references themes (id) on delete cascade,

@@ -79,3 +79,39 @@ export async function getThemeHistory(sql: Sql, query: ThemeHistoryQuery): Promi
     total_mentions: points.reduce((sum, p) => sum + p.mentions, 0),
   };
 }
+
+/** A theme as the Trends page shows it: status, growth and its last weeks. */
+export interface ThemeTrend {
+  id: number;
+  slug: string;
+  name: string;
+  category: string;
+  trend_status: string | null;
+  trend_change: number;
+  growth_7d: number | null;
+  growth_90d: number | null;
+  growth_1y: number | null;
+  weekly: { start: string; mentions: number }[];
+}
+
+/**
+ * The themes of one status (every theme with a status when none is given), fastest growing over
+ * 30 days first, at most `limit`, each with its last DETAIL_WEEKS weeks.
+ */
+export async function listThemeTrends(
+  sql: Sql,
+  options: { status?: string; limit: number },
+): Promise<ThemeTrend[]> {
+  const rows = await sql<Omit<ThemeTrend, "weekly">[]>`
+    select t.id, t.slug, t.name, c.name as category, t.trend_status, t.trend_change,
+      t.growth_7d, t.growth_90d, t.growth_1y
+    from themes t join categories c on c.id = t.category_id
+    where ${
+    options.status ? sql`t.trend_status = ${options.status}` : sql`t.trend_status is not null`
+  }
+    order by t.trend_change desc, t.id
+    limit ${options.limit}`;
+  return await Promise.all(
+    rows.map(async (row) => ({ ...row, weekly: await weeklyMentions(sql, row.id) })),
+  );
+}

@@ -15,6 +15,7 @@ import {
   ThemeRecordSchema,
 } from "./records.ts";
 import { recomputeTrends } from "./trends.ts";
+import { recordThemeChanges } from "../watches/theme_watches.ts";
 import { recordNewMatches, startChangeCapture } from "../watches/matching.ts";
 import {
   writeBlogPosts,
@@ -325,7 +326,12 @@ export class ContentWriter {
       this.#onlyNew = false;
     }
     // Points, or theme records that may have overwritten the 30-day figures points decide.
-    if (this.points > 0 || this.counts.themes > 0) this.changes += await recomputeTrends(this.#sql);
+    if (this.points > 0 || this.counts.themes > 0) {
+      const changed = await recomputeTrends(this.#sql);
+      this.changes += changed;
+      // The status changes it recorded reach the watches that follow them, once.
+      if (changed > 0) await recordThemeChanges(this.#sql);
+    }
     if (this.changes === 0) return false;
     await this.#sql`update data_version set version = version + 1, changed_at = now()`;
     // The watches' new matches commit with the data that made them (src/watches/matching.ts).
