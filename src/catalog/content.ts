@@ -20,6 +20,8 @@ import { searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
+import { getThemeHistory } from "./theme_history.ts";
+import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
 import type {
   BlogList,
   BlogPost,
@@ -60,6 +62,7 @@ export interface Content {
   findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
   /** The themes and opportunities nearest to an idea. */
   matchIdea(version: number, query: IdeaQuery): Promise<IdeaMatch>;
+  getThemeHistory(version: number, query: ThemeHistoryQuery): Promise<ThemeHistory>;
   stats(): CacheStats;
 }
 
@@ -152,6 +155,8 @@ export function createContent(
       cached(version, keyOf("similar", query), () => findSimilar(sql, query, context)),
     matchIdea: (version, query) =>
       cached(version, keyOf("idea", query), () => matchIdea(sql, query, context)),
+    getThemeHistory: (version, query) =>
+      cached(version, keyOf("theme_history", query), () => getThemeHistory(sql, query)),
     stats: () => cache.stats(),
   };
 }

@@ -8,6 +8,7 @@ import type { Sql } from "../db/open.ts";
 import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { opportunityUrl, scoresOf } from "./opportunities.ts";
+import { weeklyMentions } from "./theme_history.ts";
 
 /** The public facts of one opportunity. */
 export interface PublicOpportunity {
@@ -24,7 +25,9 @@ export interface PublicOpportunity {
   evidence_count: number;
   created_at: string;
   updated_at: string;
-  theme: { id: number; slug: string; name: string };
+  theme: { id: number; slug: string; name: string; trend_status: string | null };
+  /** The theme's last 26 weeks of mentions (docs/trends.md), oldest first. */
+  theme_weekly: { start: string; mentions: number }[];
   category: { slug: string; name: string };
   /** The newest published article about it, as related_article_url finds it. */
   related_article: { title: string; url: string } | null;
@@ -32,17 +35,23 @@ export interface PublicOpportunity {
   url: string;
 }
 
-type Row = Omit<PublicOpportunity, "theme" | "category" | "related_article" | "url"> & {
-  created_at: Date;
-  updated_at: Date;
-  theme_id: number;
-  theme_slug: string;
-  theme_name: string;
-  category_slug: string;
-  category_name: string;
-  article_slug: string | null;
-  article_title: string | null;
-};
+type Row =
+  & Omit<
+    PublicOpportunity,
+    "theme" | "theme_weekly" | "category" | "related_article" | "url"
+  >
+  & {
+    created_at: Date;
+    updated_at: Date;
+    theme_id: number;
+    theme_slug: string;
+    theme_name: string;
+    trend_status: string | null;
+    category_slug: string;
+    category_name: string;
+    article_slug: string | null;
+    article_title: string | null;
+  };
 
 /** The public facts of opportunity `id`, or undefined when there is none. */
 export async function getPublicOpportunity(
@@ -56,7 +65,7 @@ export async function getPublicOpportunity(
       o.willingness_to_pay_score, o.tech_difficulty, o.sustainability_score, o.target_audience,
       o.evidence_count, o.created_at, o.updated_at,
       t.id as theme_id, t.slug as theme_slug, t.name as theme_name,
-      c.slug as category_slug, c.name as category_name,
+      t.trend_status, c.slug as category_slug, c.name as category_name,
       b.slug as article_slug, b.title as article_title
     from opportunities o
     join themes t on t.id = o.theme_id
@@ -78,7 +87,13 @@ export async function getPublicOpportunity(
     evidence_count: row.evidence_count,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    theme: { id: row.theme_id, slug: row.theme_slug, name: row.theme_name },
+    theme: {
+      id: row.theme_id,
+      slug: row.theme_slug,
+      name: row.theme_name,
+      trend_status: row.trend_status,
+    },
+    theme_weekly: await weeklyMentions(sql, row.theme_id),
     category: { slug: row.category_slug, name: row.category_name },
     related_article: row.article_slug === null ? null : {
       title: row.article_title!,

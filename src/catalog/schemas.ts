@@ -5,6 +5,12 @@
  */
 import * as z from "zod";
 import { textProblem } from "../platform/text.ts";
+import {
+  GrowthSchema,
+  TrendStatusSchema,
+  TrendWindowSchema,
+  WeeklyPointsSchema,
+} from "./trend_schemas.ts";
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
@@ -116,6 +122,14 @@ export const TrendingQuerySchema = z.object({
     "Only themes of this category slug",
   ),
   limit: intParam(1, 50, "How many themes, 1 to 50").default(10),
+  window: TrendWindowSchema.default("30d").describe(
+    "The growth window to sort by: 7d, 30d (default), 90d or 1y. Without status, only themes " +
+      "growing by 10% or more over it",
+  ),
+  status: TrendStatusSchema.optional().describe(
+    "Only themes of this lifecycle status (emerging, rising, steady, peaked, declining), " +
+      "whatever their growth, sorted by the window's growth",
+  ),
 });
 export type TrendingQuery = z.infer<typeof TrendingQuerySchema>;
 
@@ -229,6 +243,12 @@ export const ThemeSchema = z.object({
   ),
   mentions_30d: z.number().int(),
   mentions_prev_30d: z.number().int(),
+  trend_status: TrendStatusSchema.nullable().describe(
+    "Lifecycle status from the weekly mentions (rule in /docs/trends): emerging (from almost " +
+      "nothing to a real volume), rising, steady, peaked (rose and is falling back), declining; " +
+      "null for a theme without mention history",
+  ),
+  growth: GrowthSchema,
   opportunity_count: z.number().int(),
   avg_score: z.number().nullable().describe("Average opportunity score, null without any"),
   updated_at: DateTime,
@@ -253,6 +273,7 @@ export type TrendingThemes = z.infer<typeof TrendingThemesSchema>;
 
 export const ThemeDetailSchema = z.object({
   theme: ThemeSchema,
+  weekly_mentions: WeeklyPointsSchema,
   top_opportunities: z.array(OpportunityListItemSchema).describe("Top 10 by score"),
 });
 export type ThemeDetail = z.infer<typeof ThemeDetailSchema>;

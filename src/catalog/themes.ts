@@ -12,15 +12,21 @@ import type {
 import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
+import { weeklyMentions } from "./theme_history.ts";
 
-export type ThemeRow = Omit<Theme, "updated_at"> & { updated_at: Date };
+export type ThemeRow = Omit<Theme, "updated_at" | "growth"> & {
+  updated_at: Date;
+  growth_7d: number | null;
+  growth_90d: number | null;
+  growth_1y: number | null;
+};
 
 /** Theme records with their category slug and opportunity statistics, from `themes t`. */
 export function themeSelect(sql: Sql): postgres.Fragment {
   return sql`
     select t.id, t.slug, t.name, c.slug as category, t.summary, t.trend_direction,
-      t.trend_change, t.mentions_30d, t.mentions_prev_30d,
-      s.opportunity_count, s.avg_score, t.updated_at
+      t.trend_change, t.mentions_30d, t.mentions_prev_30d, t.trend_status, t.growth_7d,
+      t.growth_90d, t.growth_1y, s.opportunity_count, s.avg_score, t.updated_at
     from themes t
     join categories c on c.id = t.category_id
     cross join lateral (
@@ -30,16 +36,45 @@ export function themeSelect(sql: Sql): postgres.Fragment {
 }
 
 export function toTheme(row: ThemeRow): Theme {
-  return { ...row, updated_at: iso(row.updated_at) };
+  const { growth_7d, growth_90d, growth_1y, updated_at, ...theme } = row;
+  return {
+    ...theme,
+    growth: { "7d": growth_7d, "30d": row.trend_change, "90d": growth_90d, "1y": growth_1y },
+    updated_at: iso(updated_at),
+  };
 }
 
-/** Themes trending up, by trend change, optionally of one category. */
+/** The column of each growth window (30 days is trend_change). */
+function growthColumn(sql: Sql, window: TrendingQuery["window"]): postgres.Fragment {
+  switch (window) {
+    case "7d":
+      return sql`t.growth_7d`;
+    case "90d":
+      return sql`t.growth_90d`;
+    case "1y":
+      return sql`t.growth_1y`;
+    default:
+      return sql`t.trend_change`;
+  }
+}
+
+/**
+ * Themes growing by 10% or more over the window (for 30 days: trend_direction up), by that
+ * growth, or with a status the themes of that status by it; optionally of one category. Each
+ * filter has its index (sql/0013_theme_trends.sql).
+ */
 export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promise<TrendingThemes> {
+  const growth = growthColumn(sql, query.window);
+  const filter = query.status
+    ? sql`t.trend_status = ${query.status}`
+    : query.window === "30d"
+    ? sql`t.trend_direction = 'up'`
+    : sql`${growth} >= 10`;
   const rows = await sql<ThemeRow[]>`
     ${themeSelect(sql)}
-    where t.trend_direction = 'up'
+    where ${filter}
     ${query.category ? sql`and c.slug = ${query.category}` : sql``}
-    order by t.trend_change desc, t.id
+    order by ${growth} desc ${query.status ? sql`nulls last` : sql``}, t.id
     limit ${query.limit}`;
   return { items: rows.map(toTheme) };
 }
@@ -47,8 +82,9 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
 /** One theme and its ten best opportunities. */
 export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise<ThemeDetail> {
   if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
-  const [[theme], top] = await Promise.all([
+  const [[theme], weekly, top] = await Promise.all([
     sql<ThemeRow[]>`${themeSelect(sql)} where t.id = ${id}`,
+    weeklyMentions(sql, id),
     sql<ListRow[]>`
       select ${listColumns(sql)}
       from opportunities o where o.theme_id = ${id} ${listOrder(sql)} limit 10`,
@@ -56,6 +92,7 @@ export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise
   if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
   return {
     theme: toTheme(theme),
+    weekly_mentions: weekly,
     top_opportunities: top.map((row) => toListItem(row, ctx.publicBaseUrl)),
   };
 }

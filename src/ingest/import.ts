@@ -91,7 +91,10 @@ async function missingReference(
   if (record.type === "theme" && !writer.hasCategory(record.category)) {
     return `Unknown category "${record.category}"`;
   }
-  if (record.type === "opportunity" && !writer.hasTheme(record.theme)) {
+  if (
+    (record.type === "opportunity" || record.type === "theme_mentions") &&
+    !writer.hasTheme(record.theme)
+  ) {
     return `Unknown theme "${record.theme}"`;
   }
   if (

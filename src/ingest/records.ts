@@ -1,6 +1,7 @@
 /**
- * The import format: one JSON record a line, each with a `type` (category, theme, opportunity,
- * blog_post), validated by the zod schemas below; and the slug an opportunity gets from its title.
+ * The import format: one JSON record a line, each with a `type` (category, theme, theme_mentions,
+ * opportunity, blog_post), validated by the zod schemas below; and the slug an opportunity gets
+ * from its title.
  */
 import { MAX_INTEGER } from "../db/open.ts";
 import { z } from "zod";
@@ -70,6 +71,22 @@ export const ThemeRecordSchema = z.object({
   mentions_prev_30d: Count,
 });
 
+// A calendar date; from a week ahead on, a point would move every theme's reference week.
+const Day = z.iso.date({ error: "must be a date, YYYY-MM-DD" })
+  .refine((value) => value >= "1900-01-01", "must be in 1900 or later")
+  .refine(
+    (value) => Date.parse(value) <= Date.now() + 7 * 86_400_000,
+    "must not be more than a week ahead",
+  );
+
+/** One point of a theme's mention history: a day's mentions, or a week's dated by its first day. */
+export const ThemeMentionsRecordSchema = z.object({
+  type: z.literal("theme_mentions"),
+  theme: Reference,
+  date: Day,
+  mentions: Count,
+});
+
 export const EvidenceRecordSchema = z.object({
   quote: cleanText(
     z.string().trim().min(1, "must not be empty").max(50_000, "must be at most 50000 characters"),
@@ -126,15 +143,22 @@ export const BlogPostRecordSchema = z.object({
 
 export type CategoryRecord = z.input<typeof CategoryRecordSchema>;
 export type ThemeRecord = z.input<typeof ThemeRecordSchema>;
+export type ThemeMentionsRecord = z.input<typeof ThemeMentionsRecordSchema>;
 export type EvidenceRecord = z.input<typeof EvidenceRecordSchema>;
 export type OpportunityRecord = z.input<typeof OpportunityRecordSchema>;
 export type BlogPostRecord = z.input<typeof BlogPostRecordSchema>;
 /** One line of an import file, as written (optional fields may be left out). */
-export type ImportRecord = CategoryRecord | ThemeRecord | OpportunityRecord | BlogPostRecord;
+export type ImportRecord =
+  | CategoryRecord
+  | ThemeRecord
+  | ThemeMentionsRecord
+  | OpportunityRecord
+  | BlogPostRecord;
 
 const RECORD_SCHEMAS = {
   category: CategoryRecordSchema,
   theme: ThemeRecordSchema,
+  theme_mentions: ThemeMentionsRecordSchema,
   opportunity: OpportunityRecordSchema,
   blog_post: BlogPostRecordSchema,
 } as const;
@@ -157,7 +181,7 @@ export function parseLine(text: string): ImportRecord {
   if (typeof type !== "string" || !Object.hasOwn(RECORD_SCHEMAS, type)) {
     throw `Unknown type ${
       JSON.stringify(type)
-    } (expected category, theme, opportunity or blog_post)`;
+    } (expected category, theme, theme_mentions, opportunity or blog_post)`;
   }
   const result = RECORD_SCHEMAS[type as RecordType].safeParse(value, {
     error: (issue) => issue.input === undefined ? "is missing" : undefined,

@@ -16,9 +16,13 @@ import {
   themeRecords,
 } from "./demo.ts";
 import { blogRecords } from "./demo_articles.ts";
+import { agreeingThemes, themeMentionRecords } from "./demo_trends.ts";
 import { CATEGORIES } from "./demo_words.ts";
 
-/** The demo data as import records (categories, themes, opportunities, blog posts), by seed. */
+/**
+ * The demo data as import records (categories, themes with two years of weekly mention points,
+ * opportunities, blog posts), by seed.
+ */
 export function* generateDemoRecords(
   options: { opportunities?: number; seed?: number } = {},
 ): Generator<DemoRecord> {
@@ -33,8 +37,11 @@ export function* generateDemoRecords(
     };
     yield record;
   }
-  const themeRows = themeRecords(seed);
+  const generated = themeRecords(seed);
+  // The themes' 30-day figures as their points give them (src/ingest/demo_trends.ts).
+  const themeRows = agreeingThemes(seed, generated);
   yield* themeRows;
+  yield* themeMentionRecords(seed, generated);
   const themes = themeInfos(seed);
   const totalWeight = themes.reduce((sum, t) => sum + t.weight, 0);
   for (let i = 0; i < count; i++) yield opportunityAt(seed, i, themes, totalWeight);

@@ -11,14 +11,18 @@ import {
   type ImportRecord,
   type OpportunityRecord,
   slugify,
+  ThemeMentionsRecordSchema,
   ThemeRecordSchema,
 } from "./records.ts";
+import { recomputeTrends } from "./trends.ts";
+import { recordThemeChanges } from "../watches/theme_watches.ts";
 import { recordNewMatches, startChangeCapture } from "../watches/matching.ts";
 import {
   writeBlogPosts,
   writeCategories,
   writeEvidence,
   writeOpportunities,
+  writeThemeMentions,
   writeThemes,
 } from "./writer_sql.ts";
 
@@ -71,6 +75,9 @@ export class ContentWriter {
   #themes = new Map<string, Record<string, unknown>>();
   #opportunities = new Map<string, Record<string, unknown>>();
   #blogPosts = new Map<string, Record<string, unknown>>();
+  #points = new Map<string, Record<string, unknown>>();
+  /** Theme mention points queued (the summary shows them when there are any). */
+  points = 0;
   #inFlight: Promise<void>[] = [];
   #deferred: string[] = [];
   /** Every opportunity still to come is new: its evidence is inserted without comparing. */
@@ -148,6 +155,14 @@ export class ContentWriter {
         this.counts.themes++;
         break;
       }
+      case "theme_mentions": {
+        const r = ThemeMentionsRecordSchema.parse(record);
+        const key = `${r.theme} ${r.date}`;
+        this.#points.delete(key);
+        this.#points.set(key, { theme: r.theme, day: r.date, mentions: r.mentions });
+        this.points++;
+        break;
+      }
       case "opportunity":
         this.#addOpportunity(record);
         break;
@@ -170,7 +185,7 @@ export class ContentWriter {
     }
     if (
       this.#categories.size + this.#themes.size + this.#opportunities.size +
-          this.#blogPosts.size >= BATCH
+          this.#blogPosts.size + this.#points.size / 4 >= BATCH
     ) {
       this.#send();
     }
@@ -232,6 +247,8 @@ export class ContentWriter {
     const themes = [...this.#themes.values()];
     const opportunities = [...this.#opportunities.values()];
     const blogPosts = [...this.#blogPosts.values()];
+    const points = [...this.#points.values()];
+    this.#points.clear();
     this.#categories.clear();
     this.#themes.clear();
     this.#opportunities.clear();
@@ -240,6 +257,7 @@ export class ContentWriter {
     this.#lines = undefined;
     if (categories.length) this.#track(writeCategories(this.#sql, categories), lines);
     if (themes.length) this.#track(writeThemes(this.#sql, themes), lines);
+    if (points.length) this.#track(writeThemeMentions(this.#sql, points), lines);
     if (opportunities.length) {
       this.#track(writeOpportunities(this.#sql, opportunities), lines);
       this.#track(writeEvidence(this.#sql, opportunities, this.#onlyNew), lines);
@@ -307,6 +325,13 @@ export class ContentWriter {
       this.#deferred = [];
       this.#onlyNew = false;
     }
+    // Points, or theme records that may have overwritten the 30-day figures points decide.
+    if (this.points > 0 || this.counts.themes > 0) {
+      const changed = await recomputeTrends(this.#sql);
+      this.changes += changed;
+      // The status changes it recorded reach the watches that follow them, once.
+      if (changed > 0) await recordThemeChanges(this.#sql);
+    }
     if (this.changes === 0) return false;
     await this.#sql`update data_version set version = version + 1, changed_at = now()`;
     // The watches' new matches commit with the data that made them (src/watches/matching.ts).
@@ -316,7 +341,7 @@ export class ContentWriter {
 }
 
 /** What a run of the writer wrote: lines read, records of each type, and whether data changed. */
-export type WriteSummary = Counts & { lines: number; changed: boolean };
+export type WriteSummary = Counts & { lines: number; theme_mentions?: number; changed: boolean };
 
 /**
  * Runs `fill` with a writer in one transaction, then finishes it (indexes rebuilt, data version
@@ -334,6 +359,8 @@ export async function withContentWriter(
     const writer = await ContentWriter.open(tx as unknown as Sql);
     const lines = await fill(writer);
     const changed = await writer.finish();
-    return { lines, ...writer.counts, changed };
+    // theme_mentions is shown only for files that have points, so older summaries stay as they were.
+    const points = writer.points > 0 ? { theme_mentions: writer.points } : {};
+    return { lines, ...writer.counts, ...points, changed };
   });
 }

@@ -40,6 +40,19 @@ export function writeThemes(sql: Sql, rows: Row[]): PromiseLike<number> {
     returning 1`.then((r) => r.count);
 }
 
+/** Upserts theme mention points (theme slug, day, mentions). */
+export function writeThemeMentions(sql: Sql, rows: Row[]): PromiseLike<number> {
+  return sql`
+    insert into theme_mentions (theme_id, day, mentions)
+    select t.id, x.day, x.mentions
+    from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb)
+      as x(theme text, day date, mentions integer)
+    join themes t on t.slug = x.theme
+    on conflict (theme_id, day) do update set mentions = excluded.mentions
+      where theme_mentions.mentions <> excluded.mentions
+    returning 1`.then((r) => r.count);
+}
+
 export function writeOpportunities(sql: Sql, rows: Row[]): PromiseLike<number> {
   const json = JSON.stringify(rows.map((r) => ({ ...r, evidence: undefined })));
   return sql`

@@ -28,6 +28,7 @@ import {
 } from "../catalog/connector.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
+import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
   WatchCreateSchema,
   WatchDeletedSchema,
@@ -48,6 +49,7 @@ export type ToolOperation =
   | "listOpportunities"
   | "listTrendingThemes"
   | "getTheme"
+  | "getThemeHistory"
   | "getUsage"
   | "findSimilar"
   | "matchIdea"
@@ -168,9 +170,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "list_trending_themes",
     title: "Trending themes",
     description: "Lists market themes whose mentions are trending up, sorted by percent change " +
-      "of mentions in the last 30 days against the 30 before, optionally for one category. " +
-      `Use it to spot rising demand; then get_theme for its best opportunities. ${PRO}. ` +
-      "Costs 1 call.",
+      "of mentions over a window (`window`: 7d, 30d default, 90d, 1y; each against the window " +
+      "before it), optionally for one category; or, with `status`, the themes of one " +
+      "lifecycle status (emerging, rising, steady, peaked, declining) sorted the same way. " +
+      "Each theme carries trend_status and growth for every window. Use it to spot rising " +
+      `demand; then get_theme or get_theme_history. ${PRO}. Costs 1 call.`,
     tier: "pro",
     inputSchema: TrendingQuerySchema,
     outputSchema: TrendingThemesSchema,
@@ -180,8 +184,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_theme",
     title: "Theme details",
-    description: "Returns one theme by id (trend direction and change, mention counts, average " +
-      "score) with its ten best opportunities by score. Use it after get_overview or " +
+    description: "Returns one theme by id (trend direction and change, lifecycle status, growth " +
+      "over 7d/30d/90d/1y, mention counts, average score), its last 26 weeks of mentions, " +
+      "and its ten best opportunities by score. Use it after get_overview or " +
       `list_trending_themes gave you a theme id. ${PRO}. Costs 1 call when found, nothing ` +
       "when the id is unknown.",
     tier: "pro",
@@ -190,6 +195,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: ANNOTATIONS,
     operation: "getTheme",
   },
+  THEME_HISTORY_TOOL,
   {
     name: "get_usage",
     title: "Quota and usage",

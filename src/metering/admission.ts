@@ -49,6 +49,7 @@ export const OPERATIONS = {
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
+  getThemeHistory: { name: "getThemeHistory", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
   findSimilar: { name: "findSimilar", plan: "pro", cost: 1, mayNotExist: true },
   matchIdea: { name: "matchIdea", plan: "pro", cost: 1 },

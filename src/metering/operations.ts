@@ -34,6 +34,7 @@ import {
 } from "../catalog/connector.ts";
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
 import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar_schemas.ts";
+import { ThemeHistoryQuerySchema } from "../catalog/trend_schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import type { Existence, OPERATIONS } from "./admission.ts";
@@ -138,6 +139,13 @@ const DEFINITIONS: Record<OperationName, Definition> = {
   matchIdea({ content }, parse) {
     const query = parse(IdeaQuerySchema);
     return { work: (v) => content.matchIdea(v, query) };
+  },
+  getThemeHistory({ sql, content }, parse) {
+    const query = parse(ThemeHistoryQuerySchema);
+    return {
+      existence: rowExists(sql, "themes", query.id, "theme"),
+      work: (v) => content.getThemeHistory(v, query),
+    };
   },
   getUsage({ sql }, parse) {
     const { month } = parse(UsageQuerySchema);

@@ -23,6 +23,7 @@ import {
   SimilarQuerySchema,
 } from "../catalog/similar_schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
+import { ThemeHistoryQuerySchema, ThemeHistorySchema } from "../catalog/trend_schemas.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
@@ -244,18 +245,35 @@ function build(): JsonSchema {
       }),
       "/api/v1/themes/trending": operation({
         operationId: "listTrendingThemes",
-        summary: "Themes trending up, by trend change",
-        description: "Pro and Business; costs 1 call.",
+        summary: "Themes trending up over a window, or of one lifecycle status",
+        description: "Themes growing by 10% or more over `window` (7d, 30d default, 90d, 1y), " +
+          "by that growth; with `status`, the themes of that lifecycle status by it. Each " +
+          "theme carries trend_status and growth per window (rule: /docs/trends). Pro and " +
+          "Business; costs 1 call.",
         parameters: queryParameters(TrendingQuerySchema),
         result: "TrendingThemes",
         proOnly: true,
       }),
       "/api/v1/themes/{id}": operation({
         operationId: "getTheme",
-        summary: "One theme and its ten best opportunities",
+        summary: "One theme, its last 26 weeks and its ten best opportunities",
         description: "Pro and Business; costs 1 call, 0 on 404.",
         parameters: [pathParameter("id", "integer", "Theme id")],
         result: "ThemeDetail",
+        notFound: true,
+        proOnly: true,
+      }),
+      "/api/v1/themes/{id}/history": operation({
+        operationId: "getThemeHistory",
+        summary: "A theme's mentions per week or month",
+        description: "One point per period between from and to (default: the theme's whole " +
+          "history), oldest first, periods without mentions as 0; the last period may be " +
+          "incomplete. Pro and Business; costs 1 call, 0 on 404 or 422.",
+        parameters: [
+          pathParameter("id", "integer", "Theme id"),
+          ...queryParameters(ThemeHistoryQuerySchema).filter((p) => p.name !== "id"),
+        ],
+        result: "ThemeHistory",
         notFound: true,
         proOnly: true,
       }),
@@ -300,6 +318,7 @@ function build(): JsonSchema {
         ThemeDetail: schemaOf(ThemeDetailSchema),
         SimilarList: schemaOf(SimilarListSchema),
         IdeaMatch: schemaOf(IdeaMatchSchema),
+        ThemeHistory: schemaOf(ThemeHistorySchema),
         Usage: schemaOf(UsageReportSchema),
         Error: schemaOf(ErrorBodySchema),
         QuotaExceeded: schemaOf(QuotaExceededBodySchema),

@@ -7,6 +7,7 @@ import { iso } from "../db/rows.ts";
 import { listColumns, type ListRow, toListItem } from "../catalog/opportunities.ts";
 import type { OpportunityListItem } from "../catalog/schemas.ts";
 import { sha256Hex } from "../platform/crypto.ts";
+import { feedThemeChanges, type ThemeChange } from "./theme_watches.ts";
 
 /** Entries of a feed at most. */
 export const FEED_ENTRIES = 50;
@@ -15,6 +16,8 @@ export const FEED_ENTRIES = 50;
 export interface Feed {
   watch: { id: number; name: string; created_at: string };
   entries: (OpportunityListItem & { matched_at: string })[];
+  /** The theme status changes of a watch that follows them, newest first. */
+  themeChanges: ThemeChange[];
 }
 
 /**
@@ -51,6 +54,7 @@ export async function readFeed(
   return {
     watch: { id: watch.id, name: watch.name, created_at: iso(watch.created_at) },
     entries: rows.map((r) => ({ ...toListItem(r, base), matched_at: iso(r.matched_at) })),
+    themeChanges: await feedThemeChanges(sql, watch.id, FEED_ENTRIES),
   };
 }
 

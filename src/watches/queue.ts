@@ -34,6 +34,8 @@ export interface Job {
   watchId: number;
   kind: "webhook" | "email" | "disabled_notice";
   opportunityIds: number[];
+  /** The theme status changes of a theme watch's job (src/watches/theme_watches.ts), or empty. */
+  changeIds: string[];
   /** The event body as first sent, or null before the first attempt. */
   payload: string | null;
   /** This attempt's number (1 for the first). */
@@ -54,6 +56,7 @@ interface JobRow {
   watch_id: number;
   kind: Job["kind"];
   opportunity_ids: number[];
+  change_ids: string[];
   payload: string | null;
   attempts: number;
   name: string;
@@ -86,7 +89,7 @@ export async function claimJobs(
       update watch_jobs j set attempts = j.attempts + 1,
         locked_until = ${new Date(now.getTime() + leaseMs)}
       from due where j.id = due.id and j.attempts < ${MAX_ATTEMPTS}
-      returning j.id, j.watch_id, j.kind, j.opportunity_ids, j.payload, j.attempts
+      returning j.id, j.watch_id, j.kind, j.opportunity_ids, j.change_ids, j.payload, j.attempts
     ),
     -- A job whose last attempt was claimed and never finished (its worker died or failed) is
     -- not tried past the limit: it is dead.
@@ -94,7 +97,7 @@ export async function claimJobs(
       update watch_jobs j set state = 'dead', locked_until = null, finished_at = ${now}
       from due where j.id = due.id and j.attempts >= ${MAX_ATTEMPTS}
     )
-    select c.id::text, c.watch_id, c.kind, c.opportunity_ids, c.payload, c.attempts, w.name,
+    select c.id::text, c.watch_id, c.kind, c.opportunity_ids, c.change_ids::text[], c.payload, c.attempts, w.name,
       w.webhook_url, w.webhook_secret, w.email_token, a.email as account_email, w.email,
       w.paused, (w.webhook_disabled_at is not null or a.plan = 'free') as webhook_off
     from claimed c
@@ -106,6 +109,7 @@ export async function claimJobs(
     watchId: r.watch_id,
     kind: r.kind,
     opportunityIds: r.opportunity_ids,
+    changeIds: r.change_ids,
     payload: r.payload,
     attempt: r.attempts,
     watchName: r.name,

@@ -6,6 +6,17 @@
  */
 import * as z from "zod";
 import { RECOMMENDATIONS } from "../catalog/schemas.ts";
+import { TREND_STATUSES } from "../catalog/trend_rule.ts";
+
+const THEME_FOLLOWS = ["any", ...TREND_STATUSES] as const;
+
+/** What a watch follows of the themes of its query's category (src/watches/theme_watches.ts). */
+const ThemeStatusInput = z.enum(THEME_FOLLOWS, `must be one of ${THEME_FOLLOWS.join(", ")}`)
+  .describe(
+    "Also deliver the status changes of the themes of query.category (every theme without " +
+      "one): any for every change, or a status (emerging, rising, steady, peaked, declining) " +
+      "for the themes that turn to it. Delivered once per change, after the import that made it",
+  );
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
 
@@ -47,6 +58,7 @@ export const WatchCreateSchema = z.strictObject({
   deliveries: DeliveriesInputSchema.describe(
     "At least one of webhook, email, feed. Free accounts may use email and feed only.",
   ),
+  theme_status: ThemeStatusInput.nullable().optional(),
 });
 export type WatchCreate = z.infer<typeof WatchCreateSchema>;
 
@@ -62,6 +74,9 @@ export const WatchPatchSchema = z.strictObject({
   ),
   rotate_feed_token: z.boolean("must be true or false").optional().describe(
     "Replace the feed URL's token; the old URL stops working, the new one is in the answer",
+  ),
+  theme_status: ThemeStatusInput.nullable().optional().describe(
+    "Follow theme status changes (any or one status), or null to stop",
   ),
 });
 export type WatchPatch = z.infer<typeof WatchPatchSchema>;
@@ -99,6 +114,9 @@ export const WatchSchema = z.object({
     feed: z.boolean(),
   }),
   paused: z.boolean(),
+  theme_status: z.enum(THEME_FOLLOWS).optional().describe(
+    "Present when the watch follows theme status changes: any, or the status it waits for",
+  ),
   created_at: DateTime,
   updated_at: DateTime,
 });

@@ -88,6 +88,7 @@ interface WatchRow {
   email: boolean;
   feed_token_hash: string | null;
   paused: boolean;
+  theme_status: Watch["theme_status"] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -102,6 +103,7 @@ const COLUMNS = [
   "email",
   "feed_token_hash",
   "paused",
+  "theme_status",
   "created_at",
   "updated_at",
 ] as const;
@@ -121,6 +123,7 @@ function toWatch(row: WatchRow): Watch {
       feed: row.feed_token_hash !== null,
     },
     paused: row.paused,
+    ...(row.theme_status ? { theme_status: row.theme_status } : {}),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -177,6 +180,7 @@ async function insertWithinLimit(
     email: boolean;
     email_token: string;
     feed_token_hash: string | null;
+    theme_status: string | null;
   },
 ): Promise<WatchRow> {
   const limit = WATCH_LIMITS[owner.plan];
@@ -185,10 +189,11 @@ async function insertWithinLimit(
     const [row]: [WatchRow?] = await sql`
       insert into watches (account_id, slot, name, query, q, platform, channel, min_score,
         recommendation, category, online_only, webhook_url, webhook_secret, email, email_token,
-        feed_token_hash)
+        feed_token_hash, theme_status)
       select ${account}, s.slot, ${v.name}, ${sql.json(v.query as never)}, ${v.q}, ${v.platform},
         ${v.channel}, ${v.min_score}, ${v.recommendation}, ${v.category}, ${v.online_only},
-        ${v.webhook_url}, ${v.webhook_secret}, ${v.email}, ${v.email_token}, ${v.feed_token_hash}
+        ${v.webhook_url}, ${v.webhook_secret}, ${v.email}, ${v.email_token}, ${v.feed_token_hash},
+        ${v.theme_status}
       from (
         select min(n)::smallint as slot from generate_series(1, ${limit}::int) n
         where n not in (select slot from watches where account_id = ${account})
@@ -233,6 +238,7 @@ export async function createWatch(
     email: email ?? false,
     email_token: randomToken(24),
     feed_token_hash: feedToken?.hash ?? null,
+    theme_status: input.theme_status ?? null,
   });
   return {
     ...toWatch(row),
@@ -282,6 +288,7 @@ export async function updateWatch(
     Object.assign(changes, filterColumns(parseWatchQuery(input.query)));
   }
   if (input.paused !== undefined) changes.paused = input.paused;
+  if (input.theme_status !== undefined) changes.theme_status = input.theme_status;
   const deliveries = input.deliveries ?? {};
   if (deliveries.webhook === null) {
     Object.assign(changes, { webhook_url: null, webhook_secret: null, failing_since: null });

@@ -12,6 +12,7 @@ import type { OpportunityListItem } from "../catalog/schemas.ts";
 import { eventIdOf, recordAttempt } from "./attempts.ts";
 import { digestMail, disabledNoticeMail, type WatchMailer } from "./digest.ts";
 import { cancelJob, claimJobs, completeJob, failJob, type Job, savePayload } from "./queue.ts";
+import { themeChangesOf, themeDigestMail } from "./theme_watches.ts";
 import { eventBody, postEvent, type SendOutcome, type WebhookOptions } from "./webhook.ts";
 
 export interface WorkerDeps {
@@ -61,10 +62,16 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   async function attemptWebhook(job: Job): Promise<SendOutcome> {
     let body = job.payload;
     if (body === null) {
-      body = eventBody("watch.matches", clock(), {
-        watch: { id: job.watchId, name: job.watchName },
-        opportunities: await itemsOf(sql, job.opportunityIds, deps.publicBaseUrl),
-      });
+      const watch = { id: job.watchId, name: job.watchName };
+      body = job.changeIds.length > 0
+        ? eventBody("watch.theme_status", clock(), {
+          watch,
+          changes: await themeChangesOf(sql, job.changeIds),
+        })
+        : eventBody("watch.matches", clock(), {
+          watch,
+          opportunities: await itemsOf(sql, job.opportunityIds, deps.publicBaseUrl),
+        });
       await savePayload(sql, job, body);
     }
     const outcome = await postEvent(
@@ -80,7 +87,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     const started = performance.now();
     try {
       if (!deps.mailer) throw new Error("No mailer is configured");
-      const mail = job.kind === "email"
+      const to = { name: job.watchName, emailToken: job.emailToken, to: job.accountEmail };
+      const mail = job.kind === "email" && job.changeIds.length > 0
+        ? themeDigestMail(to, await themeChangesOf(sql, job.changeIds), deps.publicBaseUrl)
+        : job.kind === "email"
         ? digestMail(
           { name: job.watchName, emailToken: job.emailToken, to: job.accountEmail },
           await itemsOf(sql, job.opportunityIds, deps.publicBaseUrl),

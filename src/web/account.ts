@@ -42,6 +42,7 @@ import {
   type WatchExtra,
 } from "./account_watches.ts";
 import { formatDate, html, page, type SafeHtml } from "./html.ts";
+import { trendsPage } from "./account_trends.ts";
 import { BILLING_NOTICES, createBillingForms, planSection } from "./account_billing.ts";
 import { checkCsrf, cookie, hashToken, isCrossSite, isLocalhost, readCookies } from "./security.ts";
 
@@ -105,7 +106,8 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
       : "";
     const body = html`
       <h1>Your account</h1>
-      <p>Signed in as <strong>${account.email}</strong>.</p>
+      <p>Signed in as <strong>${account.email}</strong>. <a href="/account/trends">Trends</a>:
+      every theme's weekly mentions, status and growth.</p>
       <form method="post" action="/account/signout" class="inline">${csrf}
       <button type="submit" class="secondary">Sign out</button></form>
       ${extra.notice ? html`<p class="card notice" role="status">${extra.notice}</p>` : ""}
@@ -299,6 +301,11 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
         if (checkout !== null && deps.billing) return await billingForms.back(current, checkout);
         const notice = DONE_NOTICES.get(url.searchParams.get("done") ?? "");
         return await dashboard(current, { notice });
+      }
+      case "/account/trends": {
+        if (!isGet) return methodNotAllowed("GET, HEAD");
+        if (!await session(visit)) return redirect("/account");
+        return respond(200, await trendsPage(deps.sql, url));
       }
       case "/account/signup":
       case "/account/signin":

@@ -72,6 +72,9 @@ code.op { display: block; font-size: 0.85rem; font-weight: 400; }
   margin: 0.5rem 0; }
 .code button.copy { position: absolute; top: 0.3rem; right: 0.3rem; margin: 0; background: var(--card); }
 ul.links li { margin: 0.3rem 0; }
+figure.chart { margin: 0.6rem 0; }
+figure.chart svg { display: block; max-width: 100%; }
+ul.status-links { list-style: none; padding: 0; display: flex; gap: 0.8rem; flex-wrap: wrap; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }

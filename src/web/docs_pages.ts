@@ -14,6 +14,7 @@ import OAUTH from "../../docs/oauth.md" with { type: "text" };
 import WATCHES from "../../docs/watches.md" with { type: "text" };
 import BILLING from "../../docs/billing.md" with { type: "text" };
 import IMPORT from "../../docs/import.md" with { type: "text" };
+import TRENDS from "../../docs/trends.md" with { type: "text" };
 import WEB from "../../docs/web.md" with { type: "text" };
 import DEPLOYING from "../../docs/deploying.md" with { type: "text" };
 import OPERATIONS from "../../docs/operations.md" with { type: "text" };
@@ -54,6 +55,7 @@ export const DOC_PAGES: readonly DocPage[] = [
   docPage("oauth", "signing in from an AI client: consent, scopes and the protocol", OAUTH),
   docPage("watches", "saved searches that deliver new matches by webhook, e-mail or feed", WATCHES),
   docPage("billing", "self-serve plans with Stripe: checkout, portal, webhooks, set-up", BILLING),
+  docPage("trends", "a theme's history, lifecycle status, growth windows and charts", TRENDS),
   docPage("import", "the import format, and how community text is scrubbed", IMPORT),
   docPage("web", "the home page, opportunity pages, articles, sitemap and account area", WEB),
   docPage("deploying", "Deno Deploy, connection poolers, failure behaviour and limits", DEPLOYING),

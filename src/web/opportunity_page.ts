@@ -12,6 +12,7 @@ import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 import type { VersionedCache } from "../catalog/cache.ts";
 import { getPublicOpportunity, type PublicOpportunity } from "../catalog/public_opportunity.ts";
 import { formatDate, html, page } from "./html.ts";
+import { lineChart } from "./chart.ts";
 import { cachedPage, type Rendered, rendered } from "./page_cache.ts";
 
 const PATH = /^\/opportunities\/([1-9]\d{0,9})(?:\/([^/]*))?\/?$/;
@@ -86,6 +87,17 @@ function renderOpportunity(o: PublicOpportunity): string {
             ? "post"
             : "posts"} back this opportunity</dd>
         </dl>
+      </section>
+      <section aria-labelledby="trend-title">
+        <h2 id="trend-title">Mentions of its theme</h2>
+        <p>${o.theme.name}${o.theme.trend_status
+          ? html`, lifecycle status <strong>${o.theme.trend_status}</strong>`
+          : ""}: mentions per week over the last 26 weeks (<a href="/docs/trends">how we read them</a>).</p>
+        ${lineChart({
+          id: "theme-chart",
+          title: `Weekly mentions of ${o.theme.name}, last 26 weeks`,
+          points: o.theme_weekly,
+        })}
       </section>
       <section aria-labelledby="article-title">
     <h2 id="article-title">Related article</h2>

@@ -35,7 +35,23 @@ function xml(text: string): string {
 
 /** The Atom document of a feed. */
 export function atomFeed(feed: Feed, selfUrl: string, publicBaseUrl: string): string {
-  const updated = feed.entries[0]?.matched_at ?? feed.watch.created_at;
+  const updated = [feed.entries[0]?.matched_at, feed.themeChanges[0]?.changed_at]
+    .filter((d): d is string => d !== undefined).sort().at(-1) ?? feed.watch.created_at;
+  const changes = feed.themeChanges.map((c) =>
+    [
+      "  <entry>",
+      `    <title>${xml(`${c.theme.name}: ${c.from_status} -> ${c.to_status}`)}</title>`,
+      `    <id>urn:oppintel:watch:${feed.watch.id}:theme-change:${c.id}</id>`,
+      `    <updated>${c.changed_at}</updated>`,
+      `    <link rel="alternate" type="text/html" href="${
+        xml(`${publicBaseUrl}/account/trends#theme-${c.theme.id}`)
+      }"/>`,
+      `    <summary>${
+        xml(`Theme ${c.theme.slug} (${c.theme.category}) turned ${c.to_status}`)
+      }</summary>`,
+      "  </entry>",
+    ].join("\n")
+  );
   const entries = feed.entries.map((e) => {
     const link = `${publicBaseUrl}/api/v1/opportunities/${e.id}`;
     return [
@@ -60,6 +76,7 @@ export function atomFeed(feed: Feed, selfUrl: string, publicBaseUrl: string): st
     `  <updated>${updated}</updated>`,
     `  <link rel="self" type="application/atom+xml" href="${xml(selfUrl)}"/>`,
     "  <author><name>Opportunity Intelligence</name></author>",
+    ...changes,
     ...entries,
     "</feed>",
     "",
