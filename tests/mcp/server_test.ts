@@ -28,7 +28,13 @@ import { createMcpHandler } from "../../src/mcp/server.ts";
 import { createContent } from "../../src/catalog/content.ts";
 import { resetAtOf } from "../../src/accounts/usage.ts";
 
-const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
+const PRO_TOOLS = [
+  "query_opportunities",
+  "list_trending_themes",
+  "get_theme",
+  "find_similar_opportunities",
+  "match_idea",
+];
 const FREE_TOOLS = [
   "get_overview",
   "get_opportunity",
@@ -358,6 +364,8 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
       query_opportunities: {},
       list_trending_themes: {},
       get_theme: { id: themes["flaky-ci"] },
+      find_similar_opportunities: { id: 1 },
+      match_idea: { text: "flaky tests" },
     };
     for (const name of PRO_TOOLS) {
       await t.step(`a Free key on ${name} gets plan_required`, async () => {
@@ -634,6 +642,7 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
       total: 0,
       page: 1,
       page_size: 20,
+      match: "all",
     });
   } finally {
     await served.close();
