@@ -30,6 +30,18 @@ import type { MatchKind, OpportunityQuery } from "./schemas.ts";
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
 
+/**
+ * A word found in more than this share of the opportunities ("tool", "help", "app" in a
+ * question) is common: it ranks, but an `all` answer need not hold it when the question has rarer
+ * words. Only from COMMON_MIN_DOCS opportunities: in a handful every word is "common".
+ */
+export const COMMON_SHARE = 0.2;
+const COMMON_MIN_DOCS = 1000;
+
+function isCommon(unit: RankedUnit): boolean {
+  return unit.docs >= COMMON_MIN_DOCS && unit.df > COMMON_SHARE * unit.docs;
+}
+
 /** Units and exclusions of a `q`, as texts of web-search syntax. */
 export interface SearchUnits {
   units: string[];
@@ -88,6 +100,8 @@ export interface RankedUnit {
   idf: number;
   /** Documents holding it (at most). */
   df: number;
+  /** Documents in all. */
+  docs: number;
 }
 
 /**
@@ -106,7 +120,7 @@ export async function rankUnits(sql: Sql, texts: string[]): Promise<RankedUnit[]
     JSON.stringify(texts)
   }::text::jsonb) with ordinality as x(t, i)
     )
-    select u.q::text as q, least(d.df, n.docs)::float8 as df,
+    select u.q::text as q, least(d.df, n.docs)::float8 as df, n.docs::float8 as docs,
       -- The same query on title words only (weight A): 'invoic':* -> 'invoic':*A.
       regexp_replace(u.q::text, '''((?:[^'']|'''')+)''(?::(\\*))?', '''\\1'':\\2A', 'g')
         as title,
@@ -196,19 +210,28 @@ export async function searchOpportunities(
   const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
   const filterKey = JSON.stringify(Object.entries(filter).sort());
   const start = (query.page - 1) * query.page_size;
-  const all = await memo(
-    `count:${filterKey}`,
-    () => countOpportunities(sql, query, { forcePlans: force }),
-  );
   const { units: texts, exclusions } = searchUnits(query.q);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
+  const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
+  const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
+  // The words every row of an `all` answer holds: the significant ones, less the common ones
+  // when some are rare (see COMMON_SHARE); then the whole q in web-search syntax.
+  const required = units.filter((u) => !isCommon(u));
+  const allMatch = required.length > 0 && required.length < units.length
+    ? (tx: Sql) =>
+      tx`and o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${excludes(tx)}`
+    : undefined;
+  const all = await memo(
+    `count:${filterKey}`,
+    () => countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
+  );
   const scoreOrder = { ...query, sort: "score" as const, page: 1, page_size: CANDIDATES };
   if (all > 0) {
     if (sort !== "relevance") {
-      return { rows: await pageRows(sql, query, all, force), total: all, match: "all" };
+      return { rows: await pageRows(sql, query, all, force, allMatch), total: all, match: "all" };
     }
     const ranked = await memo(`ranked:${filterKey}`, async () => {
-      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force);
+      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch);
       const scores = await scoreRows(sql, rows.map((r) => r.id), units);
       const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
       return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
@@ -219,7 +242,7 @@ export async function searchOpportunities(
         ranked,
         start,
         all,
-        (offset, limit) => rowsAt(sql, query, undefined, offset, limit),
+        (offset, limit) => rowsAt(sql, query, allMatch, offset + CANDIDATES, limit),
       ),
       total: all,
       match: "all",
@@ -227,7 +250,6 @@ export async function searchOpportunities(
   }
   if (units.length < 2) return { rows: [], total: 0, match: "all" };
   // Best match: any unit, no exclusion.
-  const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const anyQuery = units.map((u) => `(${u.q})`).join(" | ");
   const match = (tx: Sql) =>
     tx`and o.search @@ ${anyQuery}::tsquery
@@ -279,10 +301,11 @@ async function pageRows(
   query: OpportunityQuery,
   total: number,
   force: boolean,
+  match?: (sql: Sql) => postgres.Fragment,
 ): Promise<ListRow[]> {
   if ((query.page - 1) * query.page_size >= total) return [];
   const plan = pagePlan(query, total);
-  return await findPage(sql, query, force ? plan : "planner", force);
+  return await findPage(sql, query, force ? plan : "planner", force, match);
 }
 
 /**
@@ -302,7 +325,10 @@ async function withRest(
   return [...head, ...await rest(Math.max(0, start - ranked.length), missing)];
 }
 
-/** Rows of the list in score order at an offset, past the ranked candidates. */
+/**
+ * Rows of the list in score order at an offset, past the ranked candidates (an `all` answer's
+ * candidates are its first CANDIDATES rows in that order: its caller adds them to the offset).
+ */
 async function rowsAt(
   sql: Sql,
   query: OpportunityQuery,
@@ -310,10 +336,7 @@ async function rowsAt(
   offset: number,
   limit: number,
 ): Promise<ListRow[]> {
-  // In all-mode the candidates are the first CANDIDATES rows in score order: the rest starts
-  // right after them.
-  const skip = match ? offset : offset + CANDIDATES;
   return await sql<ListRow[]>`
     select ${listColumns(sql)} from opportunities o ${listFilter(sql, query, match?.(sql))}
-    order by o.score desc, o.created_at desc, o.id desc limit ${limit} offset ${skip}`;
+    order by o.score desc, o.created_at desc, o.id desc limit ${limit} offset ${offset}`;
 }

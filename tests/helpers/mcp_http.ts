@@ -9,7 +9,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TestApp } from "./app.ts";
 import type { Sql } from "../../src/db/open.ts";
 
-export const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
+export const PRO_TOOLS = [
+  "query_opportunities",
+  "list_trending_themes",
+  "get_theme",
+  "get_theme_history",
+  "find_similar_opportunities",
+  "match_idea",
+];
 export const FREE_TOOLS = [
   "get_overview",
   "get_opportunity",

@@ -37,6 +37,9 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
       query_opportunities: {},
       list_trending_themes: {},
       get_theme: { id: themes["flaky-ci"] },
+      get_theme_history: { id: themes["flaky-ci"] },
+      find_similar_opportunities: { id: 1 },
+      match_idea: { text: "flaky tests" },
     };
     for (const name of PRO_TOOLS) {
       await t.step(`a Free key on ${name} gets plan_required`, async () => {

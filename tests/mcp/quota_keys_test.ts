@@ -29,7 +29,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
   const { client, lastHeaders, close } = await connect(served.url, { key: free.key });
   try {
     await t.step("initialize, tools/list and ping still work at the limit", async () => {
-      assert.equal((await client.listTools()).tools.length, 13);
+      assert.equal((await client.listTools()).tools.length, 16);
       await client.ping();
       assert.equal(await usedOf(db.sql, free.accountId), 20);
     });
@@ -141,7 +141,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       ];
       for (const pending of variants) {
         const c = await pending;
-        assert.equal((await c.client.listTools()).tools.length, 13);
+        assert.equal((await c.client.listTools()).tools.length, 16);
         await c.close();
       }
     });
@@ -198,6 +198,7 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
       total: 0,
       page: 1,
       page_size: 20,
+      match: "all",
     });
   } finally {
     await served.close();
