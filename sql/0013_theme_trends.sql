@@ -8,7 +8,9 @@ create table theme_mentions (
   -- The first day of the period the point counts (a day, or the week starting on that day).
   day date not null,
   mentions integer not null check (mentions >= 0),
-  primary key (theme_id, day)
+  -- Covering: a theme's history is read from the index alone (its points lie on as many heap
+  -- pages as imports wrote them, one week of every theme at a time).
+  primary key (theme_id, day) include (mentions)
 );
 
 -- Used in: the reference week of every recomputation (max(day)).
@@ -26,6 +28,9 @@ alter table themes
 create index themes_trending_7d_idx on themes (growth_7d desc, id) where growth_7d >= 10;
 create index themes_trending_90d_idx on themes (growth_90d desc, id) where growth_90d >= 10;
 create index themes_trending_1y_idx on themes (growth_1y desc, id) where growth_1y >= 10;
+-- Used in: getOverview's five fastest-rising themes (src/catalog/themes.ts), whatever their
+-- direction.
+create index themes_change_idx on themes (trend_change desc, id);
 -- Used in: listTrendingThemes with a status, for every window (a status holds a fraction of the
 -- themes; the top of that fraction by the window's growth is sorted in memory).
 create index themes_status_idx on themes (trend_status, trend_change desc, id)

@@ -70,12 +70,18 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
     : query.window === "30d"
     ? sql`t.trend_direction = 'up'`
     : sql`${growth} >= 10`;
+  const order = sql`order by ${growth} desc ${query.status ? sql`nulls last` : sql``}, t.id`;
+  // The page's ids first, then their statistics: the opportunity counts of themeSelect are
+  // computed for the page only, not for every theme of a status before the sort.
   const rows = await sql<ThemeRow[]>`
     ${themeSelect(sql)}
-    where ${filter}
-    ${query.category ? sql`and c.slug = ${query.category}` : sql``}
-    order by ${growth} desc ${query.status ? sql`nulls last` : sql``}, t.id
-    limit ${query.limit}`;
+    where t.id = any(array(
+      select t.id from themes t join categories c on c.id = t.category_id
+      where ${filter}
+      ${query.category ? sql`and c.slug = ${query.category}` : sql``}
+      ${order}
+      limit ${query.limit}))
+    ${order}`;
   return { items: rows.map(toTheme) };
 }
 
@@ -112,7 +118,10 @@ export async function listCategories(sql: Sql): Promise<{ items: Category[] }> {
 export async function getOverview(sql: Sql): Promise<Overview> {
   const [{ items: categories }, trending, [totals]] = await Promise.all([
     listCategories(sql),
-    sql<ThemeRow[]>`${themeSelect(sql)} order by t.trend_change desc, t.id limit 5`,
+    sql<ThemeRow[]>`
+      ${themeSelect(sql)}
+      where t.id = any(array(select id from themes order by trend_change desc, id limit 5))
+      order by t.trend_change desc, t.id`,
     sql<{ categories: number; themes: number; opportunities: number }[]>`
       select (select count(*)::int from categories) as categories,
         (select count(*)::int from themes) as themes,

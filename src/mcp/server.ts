@@ -71,7 +71,8 @@ export const INSTRUCTIONS =
   "Start with get_overview for categories and trending themes; use query_opportunities to " +
   "search and get_opportunity for the full record with evidence quotes. Blog tools are free " +
   "of charge; other calls use the monthly quota, and query_opportunities, " +
-  "list_trending_themes and get_theme need the Pro plan. A failed call is never charged. " +
+  "list_trending_themes, get_theme and get_theme_history (a theme's weekly mentions, " +
+  "lifecycle status and growth) need the Pro plan. A failed call is never charged. " +
   "search and fetch (for ChatGPT connectors and deep research) find and read opportunities " +
   "and articles, each result with a public url to cite, priced as the tools they stand for.";
 
