@@ -3,6 +3,7 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
+import { countFromSummary } from "./counts.ts";
 import {
   iso,
   isRowId,
@@ -200,18 +201,23 @@ export async function countOpportunities(
   query: OpportunityQuery,
   options: { forcePlans?: boolean } = {},
 ): Promise<number> {
+  // Without q, the summary tables have the total (src/catalog/counts.ts).
+  if (!searchText(query.q)) return await countFromSummary(sql, query);
   // Without forced plans PostgreSQL could count opportunity_search by a sequential scan, which
   // reads every vector from the TOAST table: the wide table is the better choice then.
-  if (!query.q?.trim() || !options.forcePlans) {
-    const [{ total }] = await sql<{ total: number }[]>`
-      select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
-    return total;
-  }
+  if (!options.forcePlans) return await countByScan(sql, query);
   return await withPlan(sql, "bitmap", true, async (tx) => {
     const [{ total }] = await tx<{ total: number }[]>`
       select count(*)::int as total from opportunity_search o ${listFilter(tx, query)}`;
     return total;
   });
+}
+
+/** How many opportunities match, counted in `opportunities` itself (the summaries' reference). */
+export async function countByScan(sql: Sql, query: OpportunityQuery): Promise<number> {
+  const [{ total }] = await sql<{ total: number }[]>`
+    select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
+  return total;
 }
 
 /** A detail row as `detailJson` reads it: JSON, so its timestamps are strings. */
