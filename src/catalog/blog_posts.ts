@@ -2,7 +2,8 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
-import { iso, matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
+import { iso, matchesKeywords, type QueryContext, searchText } from "./common.ts";
+import { cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
 
@@ -30,6 +31,26 @@ function toListItem(row: ListRow, ctx: QueryContext): BlogListItem {
   };
 }
 
+/** The list a blog cursor belongs to: its keywords (not page or page_size). */
+function blogScope(query: BlogQuery): string {
+  return cursorScope("blog", { q: searchText(query.q) });
+}
+
+/** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
+export function blogCursorKeys(query: BlogQuery): [string, string] | undefined {
+  if (query.cursor === undefined) return undefined;
+  return decodeCursor(query.cursor, blogScope(query), ["t", "s"]) as [string, string];
+}
+
+/** `and` the rows after the cursor's (published_at descending, then slug ascending). */
+function afterCursor(sql: Sql, query: BlogQuery): postgres.Fragment {
+  const keys = blogCursorKeys(query);
+  if (!keys) return sql``;
+  const [us, slug] = keys;
+  const at = sql`(timestamptz 'epoch' + ${us}::bigint * interval '1 microsecond')`;
+  return sql`and (b.published_at < ${at} or (b.published_at = ${at} and b.slug > ${slug}))`;
+}
+
 /** One page of published articles, newest first, then by slug. */
 export async function listBlogPosts(
   sql: Sql,
@@ -39,16 +60,25 @@ export async function listBlogPosts(
   const where = sql`where ${published(sql)}
     ${matchesKeywords(sql, sql`b.search`, query.q)}`;
   const [rows, [{ total }]] = await Promise.all([
-    sql<ListRow[]>`
-      select ${listColumns(sql)} from blog_posts b ${where}
-      order by b.published_at desc, b.slug ${pageWindow(sql, query.page, query.page_size)}`,
+    sql<(ListRow & { k_us: string })[]>`
+      select ${listColumns(sql)},
+        (extract(epoch from b.published_at) * 1000000)::bigint::text as k_us
+      from blog_posts b ${where} ${afterCursor(sql, query)}
+      order by b.published_at desc, b.slug
+      limit ${query.page_size + 1}
+      offset ${query.cursor === undefined ? (query.page - 1) * query.page_size : 0}`,
     sql<{ total: number }[]>`select count(*)::int as total from blog_posts b ${where}`,
   ]);
+  const items = rows.slice(0, query.page_size);
+  const last = items.at(-1);
   return {
-    items: rows.map((r) => toListItem(r, ctx)),
+    items: items.map((r) => toListItem(r, ctx)),
     total,
-    page: query.page,
+    page: query.cursor === undefined ? query.page : null,
     page_size: query.page_size,
+    next_cursor: rows.length > query.page_size && last
+      ? encodeCursor(blogScope(query), [last.k_us, last.slug])
+      : null,
   };
 }
 

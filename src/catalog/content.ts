@@ -12,10 +12,11 @@ import {
   countOpportunities,
   type DetailRow,
   getOpportunity,
-  listOpportunityPage,
+  readOpportunityPage,
   toDetail,
   toListItem,
 } from "./opportunities.ts";
+import { nextCursor } from "./opportunity_cursor.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import type {
   BlogList,
@@ -87,7 +88,7 @@ export function createContent(
       // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
         // The count depends on the filters only: not on the page, its size or the order.
-        const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
+        const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
         const count = () =>
           cached(
             version,
@@ -96,23 +97,30 @@ export function createContent(
           );
         const page = (total?: number) =>
           cached(version, keyOf("opportunities:page", query), async () => {
-            const rows = await listOpportunityPage(
+            const rows = await readOpportunityPage(
               sql,
               query,
               total === undefined ? undefined : { total, forcePlans: context.forcePlans },
             );
-            return rows.map((row) => toListItem(row, context.publicBaseUrl));
+            return {
+              items: rows.slice(0, query.page_size).map((row) =>
+                toListItem(row, context.publicBaseUrl)
+              ),
+              next_cursor: nextCursor(query, rows),
+            };
           });
+        // A page reached by cursor has no number.
+        const number = query.cursor === undefined ? query.page : null;
         if (!query.q?.trim()) {
-          const [items, total] = await Promise.all([page(), count()]);
-          return { items, total, page: query.page, page_size: query.page_size };
+          const [{ items, next_cursor }, total] = await Promise.all([page(), count()]);
+          return { items, total, page: number, page_size: query.page_size, next_cursor };
         }
         // One turn of the gate for the count and the page together: a turn each would send
         // every page to the back of the queue behind the counts that arrived after it.
         return await searches.run(async () => {
           const total = await count();
-          const items = await page(total);
-          return { items, total, page: query.page, page_size: query.page_size };
+          const { items, next_cursor } = await page(total);
+          return { items, total, page: number, page_size: query.page_size, next_cursor };
         });
       }),
     getOpportunity: (version, id, fetched) =>

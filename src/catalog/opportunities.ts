@@ -4,18 +4,15 @@ import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
 import { countFromSummary } from "./counts.ts";
-import {
-  iso,
-  isRowId,
-  matchesKeywords,
-  pageWindow,
-  type QueryContext,
-  searchText,
-} from "./common.ts";
+import { afterCursor, keyColumns, rank } from "./opportunity_cursor.ts";
+import { iso, isRowId, matchesKeywords, type QueryContext, searchText } from "./common.ts";
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
   created_at: Date | string;
+  /** Sort keys of a page's rows, for its next_cursor: created_at in microseconds, the rank. */
+  k_us?: string;
+  k_rank?: number;
 };
 
 /** The list-item columns of `opportunities o`, in the order of the specification. */
@@ -42,8 +39,7 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
     case "newest":
       return sql`order by o.created_at desc, o.id desc`;
     case "relevance":
-      return sql`order by ts_rank_cd(o.search, oi_search_query(${searchText(query.q) ?? ""}))
-        desc, o.score desc, o.created_at desc, o.id desc`;
+      return sql`order by ${rank(sql, query)} desc, o.score desc, o.created_at desc, o.id desc`;
     default:
       return listOrder(sql);
   }
@@ -97,7 +93,13 @@ function listFilter(sql: Sql, query: OpportunityQuery): postgres.Fragment {
           where c.slug = ${query.category})`
       : sql``
   }
-    ${matchesKeywords(sql, sql`o.search`, query.q)}`;
+    ${matchesKeywords(sql, sql`o.search`, query.q)}
+    ${afterCursor(sql, query)}`;
+}
+
+/** `limit/offset` of a page and one row more: that row tells whether a next page exists. */
+function windowOf(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  return sql`limit ${query.page_size + 1} offset ${(query.page - 1) * query.page_size}`;
 }
 
 /**
@@ -155,6 +157,18 @@ export async function listOpportunityPage(
   query: OpportunityQuery,
   search?: { total: number; forcePlans?: boolean },
 ): Promise<ListRow[]> {
+  return (await readOpportunityPage(sql, query, search)).slice(0, query.page_size);
+}
+
+/**
+ * The rows of listOpportunityPage and the first row of the next page when there is one
+ * (nextCursor reads it).
+ */
+export async function readOpportunityPage(
+  sql: Sql,
+  query: OpportunityQuery,
+  search?: { total: number; forcePlans?: boolean },
+): Promise<ListRow[]> {
   if (!query.q?.trim() || !search) return await pageOf(sql, query);
   if ((query.page - 1) * query.page_size >= search.total) return [];
   // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
@@ -174,10 +188,10 @@ export async function findPage(
   // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
     return await tx<ListRow[]>`
-      select ${listColumns(tx)}
+      select ${listColumns(tx)} ${keyColumns(tx, query)}
       from (
         select o.id from opportunity_search o ${listFilter(tx, query)}
-        ${queryOrder(tx, query)} ${pageWindow(tx, query.page, query.page_size)}
+        ${queryOrder(tx, query)} ${windowOf(tx, query)}
       ) as hit
       join opportunities o on o.id = hit.id
       ${queryOrder(tx, query)}`;
@@ -187,8 +201,9 @@ export async function findPage(
 /** A page of the list query on `opportunities`, planned by PostgreSQL. */
 async function pageOf(sql: Sql, query: OpportunityQuery): Promise<ListRow[]> {
   return await sql<ListRow[]>`
-    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query)}
-    ${queryOrder(sql, query)} ${pageWindow(sql, query.page, query.page_size)}`;
+    select ${listColumns(sql)} ${keyColumns(sql, query)}
+    from opportunities o ${listFilter(sql, query)}
+    ${queryOrder(sql, query)} ${windowOf(sql, query)}`;
 }
 
 /**
@@ -201,6 +216,8 @@ export async function countOpportunities(
   query: OpportunityQuery,
   options: { forcePlans?: boolean } = {},
 ): Promise<number> {
+  // The total of a list is the same on every page: the cursor is not a filter.
+  query = { ...query, cursor: undefined };
   // Without q, the summary tables have the total (src/catalog/counts.ts).
   if (!searchText(query.q)) return await countFromSummary(sql, query);
   // Without forced plans PostgreSQL could count opportunity_search by a sequential scan, which
@@ -215,6 +232,7 @@ export async function countOpportunities(
 
 /** How many opportunities match, counted in `opportunities` itself (the summaries' reference). */
 export async function countByScan(sql: Sql, query: OpportunityQuery): Promise<number> {
+  query = { ...query, cursor: undefined };
   const [{ total }] = await sql<{ total: number }[]>`
     select count(*)::int as total from opportunities o ${listFilter(sql, query)}`;
   return total;
