@@ -6,8 +6,15 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
 import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
-import type { ListRow } from "./opportunities.ts";
 import type { OpportunityQuery } from "./schemas.ts";
+
+/** What a page's rows carry for their cursor (a ListRow of opportunities.ts). */
+interface KeyedRow {
+  id: number;
+  score: number;
+  k_us?: string;
+  k_rank?: number;
+}
 
 /** The relevance of a row to `q` (cover density), the first key of the relevance order. */
 export function rank(sql: Sql, query: OpportunityQuery): postgres.Fragment {
@@ -72,7 +79,7 @@ export function keyColumns(sql: Sql, query: OpportunityQuery): postgres.Fragment
  * The next_cursor after a page read by readOpportunityPage (one row more than the page): null when that
  * row is missing, since the page is then the last.
  */
-export function nextCursor(query: OpportunityQuery, rows: ListRow[]): string | null {
+export function nextCursor(query: OpportunityQuery, rows: KeyedRow[]): string | null {
   if (rows.length <= query.page_size) return null;
   const last = rows[query.page_size - 1];
   const keys: CursorKey[] = query.sort === "newest"

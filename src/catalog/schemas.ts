@@ -67,11 +67,12 @@ export function cleanText<T extends z.ZodString>(
 const Q = cleanText(z.string().max(100, "must be at most 100 characters"));
 const Page = intParam(1, undefined, "Page number, starting at 1").default(1);
 const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
-const Cursor = z.string().max(1000, "must be at most 1000 characters").optional().describe(
-  "Continue a list: the next_cursor of the previous answer, with the same filters and sort " +
-    "(page_size may change). Reaches any depth in constant time; page numbers stop at item " +
-    "10,000 (page * page_size), beyond which only a cursor goes on",
-);
+const Cursor = cleanText(z.string().max(1000, "must be at most 1000 characters")).optional()
+  .describe(
+    "Continue a list: the next_cursor of the previous answer, with the same filters and sort " +
+      "(page_size may change). Reaches any depth in constant time; page numbers stop at item " +
+      "10,000 (page * page_size), beyond which only a cursor goes on",
+  );
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
