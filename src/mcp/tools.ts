@@ -87,6 +87,10 @@ const ANNOTATIONS = {
 const FREE = "Available on every plan";
 const PRO = "Requires the Pro plan (or Business); a Free key gets a plan_required error";
 
+// The way through a long list: page numbers stop at item 10,000 (page_too_deep).
+const NEXT_PAGE = "For the next page, pass the answer's next_cursor back as cursor with the same " +
+  "filters (null means there is no more); page numbers stop at item 10,000.";
+
 // Descriptions are read by models: say what comes back, when to call it, and what it costs.
 /** The tools in the order `tools/list` shows them. */
 export const TOOLS: readonly ToolDefinition[] = [
@@ -123,7 +127,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "List blog articles",
     description: "Lists published research articles, newest first, with title, excerpt, tags, " +
       "public URL and the id of the related opportunity; optional keyword search and paging. " +
-      `Use it to find long-form write-ups. ${FREE}; free of charge (no quota used).`,
+      `Use it to find long-form write-ups. ${NEXT_PAGE} ${FREE}; free of charge (no quota used).`,
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
@@ -150,7 +154,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'syntax: word prefixes, "phrases", -exclusions, OR), platform, channel, minimum score, ' +
       "recommendation, category and online-only; sorted by score (default), newest or " +
       "relevance to q; paged. Returns list items (no evidence) plus the total; call get_opportunity for the " +
-      `full record. ${PRO}. Costs 1 call.`,
+      `full record. ${NEXT_PAGE} ${PRO}. Costs 1 call.`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,

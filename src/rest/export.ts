@@ -76,7 +76,7 @@ export async function serveExport(
   url: URL,
   deps: ExportDeps,
 ): Promise<Outcome> {
-  if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET");
+  if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
   const key = apiKeyOf(request, url);
   let params: z.infer<typeof ExportQuerySchema>;
   try {
