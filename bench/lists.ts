@@ -231,7 +231,6 @@ async function main(): Promise<void> {
       );
     }
     print(`\nLoad average after: ${await loadAverage()}`);
-    await Deno.writeTextFile(`${ROOT}/bench/lists_last_run.md`, out.join("\n") + "\n");
   } finally {
     await keeper.close();
     await stopAll();

@@ -62,6 +62,7 @@ export const OPERATIONS = {
   listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
+  exportOpportunities: { name: "exportOpportunities", plan: "business", cost: 1 },
 } as const satisfies Record<string, Operation>;
 
 // last_used_at is refreshed at most once a minute per key; this remembers, per process, when

@@ -94,6 +94,10 @@ function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what
 }
 
 const DEFINITIONS: Record<OperationName, Definition> = {
+  // Streamed, and priced by its rows, by src/rest/export.ts: no surface prepares it here.
+  exportOpportunities() {
+    throw new Error("exportOpportunities is served by src/rest/export.ts");
+  },
   listOpportunities({ content }, parse) {
     const query = parse(OpportunityQuerySchema);
     // A bad cursor or a page too deep is refused here, before anything is charged.

@@ -10,7 +10,14 @@
  * chunks not sent are given back.
  */
 import * as z from "zod";
-import { admit, apiKeyOf, authenticate, type Operation, refund } from "../accounts/admission.ts";
+import {
+  admit,
+  apiKeyOf,
+  authenticate,
+  type Operation,
+  OPERATIONS,
+  refund,
+} from "../accounts/admission.ts";
 import { chargeUnits, refundUnits } from "../accounts/bulk_charge.ts";
 import type { Caller } from "../accounts/admission.ts";
 import { toListItem } from "../catalog/opportunities.ts";
@@ -33,11 +40,7 @@ import { logFailure, type Outcome } from "../platform/request_log.ts";
 export const EXPORT_CHUNK = 1000;
 
 /** The export as an operation of the quota (its first call; chargeUnits adds the rest). */
-export const EXPORT_OPERATION: Operation = {
-  name: "exportOpportunities",
-  plan: "business",
-  cost: 1,
-};
+const EXPORT_OPERATION: Operation = OPERATIONS.exportOpportunities;
 
 const { page: _p, page_size: _s, cursor: _c, ...FILTERS } = OpportunityQuerySchema.shape;
 

@@ -634,6 +634,7 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
       total: 0,
       page: 1,
       page_size: 20,
+      next_cursor: null,
     });
   } finally {
     await served.close();

@@ -174,6 +174,7 @@ Deno.test("the OpenAPI document passes a real OpenAPI 3.1 validator", async () =
     "/api/v1/blog/{slug}",
     "/api/v1/categories",
     "/api/v1/opportunities",
+    "/api/v1/opportunities/export",
     "/api/v1/opportunities/{id}",
     "/api/v1/overview",
     "/api/v1/themes/trending",
