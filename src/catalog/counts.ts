@@ -1,6 +1,6 @@
 /**
  * The exact total of a list without `q`, summed from the summary tables of
- * sql/0013_list_counts.sql (kept in step with every write by triggers), never by a scan of
+ * sql/*_list_counts.sql (kept in step with every write by triggers), never by a scan of
  * opportunities: the narrowest table that still has every given filter column is read.
  */
 import type postgres from "postgres";

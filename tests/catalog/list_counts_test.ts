@@ -1,5 +1,5 @@
 /**
- * The summary counts (sql/0013_list_counts.sql, src/catalog/counts.ts): the total of every filter
+ * The summary counts (sql/*_list_counts.sql, src/catalog/counts.ts): the total of every filter
  * combination without q equals count(*) of the same filters, after imports, upserts, updates,
  * deletes and a truncate, property-style over many random combinations, on both engines.
  */
