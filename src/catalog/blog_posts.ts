@@ -2,9 +2,11 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
-import { matchesKeywords, pageWindow, type QueryContext } from "./common.ts";
+import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso } from "../db/rows.ts";
 import { searchUnits } from "./search.ts";
+import { cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
+import { InvalidCursorError } from "../platform/errors.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
 
@@ -32,39 +34,93 @@ function toListItem(row: ListRow, ctx: QueryContext): BlogListItem {
   };
 }
 
+/** The list a blog cursor belongs to: its keywords (not page or page_size). */
+function blogScope(query: BlogQuery): string {
+  return cursorScope("blog", { q: searchText(query.q) });
+}
+
+/**
+ * Where `query.cursor` goes on (undefined without one): after an article's sort keys, or at a
+ * position of a best match; throws InvalidCursorError.
+ */
+function blogPosition(query: BlogQuery): { keys: [string, string] } | { at: number } | undefined {
+  if (query.cursor === undefined) return undefined;
+  try {
+    return { keys: decodeCursor(query.cursor, blogScope(query), ["t", "s"]) as [string, string] };
+  } catch (error) {
+    if (!(error instanceof InvalidCursorError) || error.reason !== "malformed") throw error;
+    const [at] = decodeCursor(query.cursor, blogScope(query), ["n"]);
+    if (!Number.isSafeInteger(at) || (at as number) < 0) throw error;
+    return { at: at as number };
+  }
+}
+
+/** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
+export function blogCursorKeys(query: BlogQuery): [string, string] | undefined {
+  const position = blogPosition(query);
+  return position && "keys" in position ? position.keys : undefined;
+}
+
+/** `and` the rows after the cursor's (published_at descending, then slug ascending). */
+function afterCursor(sql: Sql, query: BlogQuery): postgres.Fragment {
+  const keys = blogCursorKeys(query);
+  if (!keys) return sql``;
+  const [us, slug] = keys;
+  const at = sql`(timestamptz 'epoch' + ${us}::bigint * interval '1 microsecond')`;
+  return sql`and (b.published_at < ${at} or (b.published_at = ${at} and b.slug > ${slug}))`;
+}
+
 /** One page of published articles, newest first, then by slug. */
 export async function listBlogPosts(
   sql: Sql,
   query: BlogQuery,
   ctx: QueryContext,
 ): Promise<BlogList> {
+  const position = blogPosition(query);
+  if (position && "at" in position) return await bestMatch(sql, query, ctx, position.at);
   const where = sql`where ${published(sql)}
     ${matchesKeywords(sql, sql`b.search`, query.q)}`;
   const [rows, [{ total }]] = await Promise.all([
-    sql<ListRow[]>`
-      select ${listColumns(sql)} from blog_posts b ${where}
-      order by b.published_at desc, b.slug ${pageWindow(sql, query.page, query.page_size)}`,
+    sql<(ListRow & { k_us: string })[]>`
+      select ${listColumns(sql)},
+        (extract(epoch from b.published_at) * 1000000)::bigint::text as k_us
+      from blog_posts b ${where} ${afterCursor(sql, query)}
+      order by b.published_at desc, b.slug
+      limit ${query.page_size + 1}
+      offset ${query.cursor === undefined ? (query.page - 1) * query.page_size : 0}`,
     sql<{ total: number }[]>`select count(*)::int as total from blog_posts b ${where}`,
   ]);
+  const items = rows.slice(0, query.page_size);
+  const last = items.at(-1);
   if (total > 0 || !query.q?.trim()) {
     return {
-      items: rows.map((r) => toListItem(r, ctx)),
+      items: items.map((r) => toListItem(r, ctx)),
       total,
-      page: query.page,
+      page: query.cursor === undefined ? query.page : null,
       page_size: query.page_size,
       match: "all",
+      next_cursor: rows.length > query.page_size && last
+        ? encodeCursor(blogScope(query), [last.k_us, last.slug])
+        : null,
     };
   }
-  return await bestMatch(sql, query, ctx);
+  return await bestMatch(sql, query, ctx, query.cursor === undefined ? undefined : 0);
 }
 
 /**
  * Best match (src/catalog/search.ts) of a blog `q` that no article matches as a whole: the
- * articles matching any unit and no exclusion, the most units first, then newest.
+ * articles matching any unit and no exclusion, the most units first, then newest. Its cursor is
+ * a position in that order (a blog has hundreds of articles, not millions).
  */
-async function bestMatch(sql: Sql, query: BlogQuery, ctx: QueryContext): Promise<BlogList> {
+async function bestMatch(
+  sql: Sql,
+  query: BlogQuery,
+  ctx: QueryContext,
+  at?: number,
+): Promise<BlogList> {
   const { units, exclusions } = searchUnits(query.q);
   const excluded = exclusions.join(" ");
+  const start = at ?? (query.page - 1) * query.page_size;
   const rows = await sql<(ListRow & { total: number })[]>`
     with u as materialized (
       select q from (
@@ -81,21 +137,24 @@ async function bestMatch(sql: Sql, query: BlogQuery, ctx: QueryContext): Promise
         ${excluded ? sql`and b.search @@ oi_search_query(${excluded})` : sql``}
     )
     select ${listColumns(sql)}, count(*) over ()::int as total from hit b
-    order by b.hits desc, b.published_at desc, b.slug ${
-    pageWindow(sql, query.page, query.page_size)
-  }`;
+    order by b.hits desc, b.published_at desc, b.slug
+    limit ${query.page_size} offset ${start}`;
   // A page past the end has no row to carry the total: count again.
-  const total = rows[0]?.total ?? (query.page > 1 ? await countAny() : 0);
+  const total = rows[0]?.total ?? (start > 0 ? await countAny() : 0);
+  const items = rows;
   return {
-    items: rows.map((r) => toListItem(r, ctx)),
+    items: items.map((r) => toListItem(r, ctx)),
     total,
-    page: query.page,
+    page: at === undefined ? query.page : null,
     page_size: query.page_size,
     match: total > 0 ? "any" : "all",
+    next_cursor: total > 0 && start + query.page_size < total
+      ? encodeCursor(blogScope(query), [start + query.page_size])
+      : null,
   };
 
   async function countAny(): Promise<number> {
-    const { total } = await bestMatch(sql, { ...query, page: 1 }, ctx);
+    const { total } = await bestMatch(sql, { ...query, page: 1, cursor: undefined }, ctx);
     return total;
   }
 }

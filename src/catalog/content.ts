@@ -12,13 +12,14 @@ import {
   countOpportunities,
   type DetailRow,
   getOpportunity,
-  listOpportunityPage,
+  readOpportunityPage,
   toDetail,
   toListItem,
 } from "./opportunities.ts";
 import { searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
+import { nextCursor } from "./opportunity_cursor.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -97,7 +98,7 @@ export function createContent(
       // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
         // The count depends on the filters only: not on the page, its size or the order.
-        const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
+        const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
         const count = () =>
           cached(
             version,
@@ -106,16 +107,30 @@ export function createContent(
           );
         const page = (total?: number) =>
           cached(version, keyOf("opportunities:page", query), async () => {
-            const rows = await listOpportunityPage(
+            const rows = await readOpportunityPage(
               sql,
               query,
               total === undefined ? undefined : { total, forcePlans: context.forcePlans },
             );
-            return rows.map((row) => toListItem(row, context.publicBaseUrl));
+            return {
+              items: rows.slice(0, query.page_size).map((row) =>
+                toListItem(row, context.publicBaseUrl)
+              ),
+              next_cursor: nextCursor(query, rows),
+            };
           });
+        // A page reached by cursor has no number.
+        const number = query.cursor === undefined ? query.page : null;
         if (!query.q?.trim()) {
-          const [items, total] = await Promise.all([page(), count()]);
-          return { items, total, page: query.page, page_size: query.page_size, match: "all" };
+          const [{ items, next_cursor }, total] = await Promise.all([page(), count()]);
+          return {
+            items,
+            total,
+            page: number,
+            page_size: query.page_size,
+            match: "all",
+            next_cursor,
+          };
         }
         // One turn of the gate for the count and the page together: a turn each would send
         // every page to the back of the queue behind the counts that arrived after it.
@@ -127,9 +142,10 @@ export function createContent(
           return {
             items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
             total: found.total,
-            page: query.page,
+            page: number,
             page_size: query.page_size,
             match: found.match,
+            next_cursor: found.next_cursor,
           };
         });
       }),

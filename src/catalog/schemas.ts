@@ -49,6 +49,12 @@ export function cleanText<T extends z.ZodString>(
 const Q = cleanText(z.string().max(100, "must be at most 100 characters"));
 const Page = intParam(1, undefined, "Page number, starting at 1").default(1);
 const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
+const Cursor = cleanText(z.string().max(1000, "must be at most 1000 characters")).optional()
+  .describe(
+    "Continue a list: the next_cursor of the previous answer, with the same filters and sort " +
+      "(page_size may change). Reaches any depth in constant time; page numbers stop at item " +
+      "10,000 (page * page_size), beyond which only a cursor goes on",
+  );
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
@@ -86,6 +92,7 @@ export const OpportunityQuerySchema = z.object({
     ),
   page: Page,
   page_size: PageSize,
+  cursor: Cursor,
 }).refine((query) => query.sort !== "relevance" || (query.q ?? "").trim() !== "", {
   path: ["sort"],
   message: "relevance needs q",
@@ -100,6 +107,7 @@ export const BlogQuerySchema = z.object({
   ),
   page: Page,
   page_size: PageSize,
+  cursor: Cursor,
 });
 export type BlogQuery = z.infer<typeof BlogQuerySchema>;
 
@@ -182,9 +190,14 @@ export type OpportunityDetail = z.infer<typeof OpportunityDetailSchema>;
 function listOf<T extends z.ZodType>(item: T) {
   return z.object({
     items: z.array(item),
-    total: z.number().int(),
-    page: z.number().int(),
+    total: z.number().int().describe("How many items the filters match in all"),
+    page: z.number().int().nullable().describe(
+      "The page number asked for; null for a page reached by cursor",
+    ),
     page_size: z.number().int(),
+    next_cursor: z.string().nullable().describe(
+      "Pass as cursor (with the same filters and sort) for the next page; null on the last page",
+    ),
   });
 }
 

@@ -26,6 +26,13 @@ import {
   pagePlan,
 } from "./opportunities.ts";
 import type { MatchKind, OpportunityQuery } from "./schemas.ts";
+import type { CursorKey } from "./cursor.ts";
+import {
+  afterScoreKeys,
+  nextCursor,
+  questionCursor,
+  questionPosition,
+} from "./opportunity_cursor.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
@@ -178,6 +185,8 @@ export interface SearchPage {
   rows: ListRow[];
   total: number;
   match: MatchKind;
+  /** The cursor of the next page; null on the last. */
+  next_cursor: string | null;
 }
 
 /** The effective order of a list query: relevance with q unless another sort is asked for. */
@@ -207,9 +216,8 @@ export async function searchOpportunities(
   const { memo } = options;
   const force = options.forcePlans ?? false;
   const sort = effectiveSort(query);
-  const { page: _page, page_size: _size, sort: _sort, ...filter } = query;
+  const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
   const filterKey = JSON.stringify(Object.entries(filter).sort());
-  const start = (query.page - 1) * query.page_size;
   const { units: texts, exclusions } = searchUnits(query.q);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
@@ -225,30 +233,42 @@ export async function searchOpportunities(
     `count:${filterKey}`,
     () => countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
   );
-  const scoreOrder = { ...query, sort: "score" as const, page: 1, page_size: CANDIDATES };
+  const scoreOrder = {
+    ...query,
+    sort: "score" as const,
+    page: 1,
+    page_size: CANDIDATES,
+    cursor: undefined,
+  };
   if (all > 0) {
     if (sort !== "relevance") {
-      return { rows: await pageRows(sql, query, all, force, allMatch), total: all, match: "all" };
+      const rows = await pageRows(sql, query, all, force, allMatch);
+      return {
+        rows: rows.slice(0, query.page_size),
+        total: all,
+        match: "all",
+        next_cursor: nextCursor(query, rows),
+      };
     }
     const ranked = await memo(`ranked:${filterKey}`, async () => {
-      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch);
+      const rows = (await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch))
+        .slice(0, CANDIDATES);
       const scores = await scoreRows(sql, rows.map((r) => r.id), units);
       const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
       return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
     });
     return {
-      rows: await withRest(
+      ...await withRest(
         query,
         ranked,
-        start,
         all,
-        (offset, limit) => rowsAt(sql, query, allMatch, offset + CANDIDATES, limit),
+        (offset, limit, after) => rowsAt(sql, query, allMatch, offset + CANDIDATES, limit, after),
       ),
       total: all,
       match: "all",
     };
   }
-  if (units.length < 2) return { rows: [], total: 0, match: "all" };
+  if (units.length < 2) return { rows: [], total: 0, match: "all", next_cursor: null };
   // Best match: any unit, no exclusion.
   const anyQuery = units.map((u) => `(${u.q})`).join(" | ");
   const match = (tx: Sql) =>
@@ -265,7 +285,7 @@ export async function searchOpportunities(
         tx`and o.search @@ ${unit.q}::tsquery
           ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
       const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
-      for (const row of rows) found.set(row.id, row);
+      for (const row of rows.slice(0, CANDIDATES)) found.set(row.id, row);
     }
     const scores = await scoreRows(sql, [...found.keys()], units);
     const of = (row: ListRow) => scores.get(row.id) ?? { hits: 0, rel: 0 };
@@ -278,7 +298,7 @@ export async function searchOpportunities(
   });
   const candidates = ranked.map((r) => r.id);
   return {
-    rows: await withRest(query, ranked, start, total, (offset, limit) =>
+    ...await withRest(query, ranked, total, (offset, limit, after) =>
       rowsAt(
         sql,
         query,
@@ -288,6 +308,7 @@ export async function searchOpportunities(
           }::text::jsonb)::int))`,
         offset,
         limit,
+        after,
       )),
     total,
     // Nothing matches any word either: the answer is the (empty) set of rows matching all.
@@ -309,21 +330,45 @@ async function pageRows(
 }
 
 /**
- * The page at `start` of the ranked candidates followed by the rest of the matches, which
- * `rest(offset, limit)` reads in score order.
+ * A page of a question's list: its ranked candidates, then the rest of the matches, which
+ * `rest(offset, limit, after)` reads in score order (from an offset into them, or after a row's
+ * sort keys). A page is found by its number, or by a cursor: a position among the candidates, or
+ * the keys of the last row read of the rest, so that a walk by cursor costs the same at any depth.
  */
 async function withRest(
   query: OpportunityQuery,
   ranked: ListRow[],
-  start: number,
   total: number,
-  rest: (offset: number, limit: number) => Promise<ListRow[]>,
-): Promise<ListRow[]> {
-  const head = ranked.slice(start, start + query.page_size);
-  const missing = Math.min(query.page_size, total - start) - head.length;
-  if (missing <= 0 || ranked.length >= total) return head;
-  return [...head, ...await rest(Math.max(0, start - ranked.length), missing)];
+  rest: (offset: number, limit: number, after?: CursorKey[]) => Promise<ListRow[]>,
+): Promise<{ rows: ListRow[]; next_cursor: string | null }> {
+  const size = query.page_size;
+  const position = questionPosition(query);
+  if (position && "after" in position) {
+    const rows = await rest(0, size + 1, position.after);
+    return { rows: rows.slice(0, size), next_cursor: restCursor(query, rows) };
+  }
+  const start = position ? position.at : (query.page - 1) * size;
+  const head = ranked.slice(start, start + size);
+  const more = ranked.length < total;
+  if (head.length === size) {
+    const next = start + size < ranked.length || more
+      ? questionCursor(query, { at: start + size })
+      : null;
+    return { rows: head, next_cursor: next };
+  }
+  if (!more) return { rows: head, next_cursor: null };
+  const tail = await rest(Math.max(0, start - ranked.length), size - head.length + 1);
+  const rows = [...head, ...tail].slice(0, size);
+  return { rows, next_cursor: tail.length > size - head.length ? restCursor(query, rows) : null };
 }
+
+/** The cursor after the last row of a page that ends in the rest (score order). */
+function restCursor(query: OpportunityQuery, rows: ListRow[]): string | null {
+  if (rows.length <= query.page_size) return null;
+  return questionCursor(query, { after: rows[query.page_size - 1] as KeyedListRow });
+}
+
+type KeyedListRow = ListRow & { k_us: string };
 
 /**
  * Rows of the list in score order at an offset, past the ranked candidates (an `all` answer's
@@ -335,8 +380,13 @@ async function rowsAt(
   match: ((sql: Sql) => postgres.Fragment) | undefined,
   offset: number,
   limit: number,
+  after?: CursorKey[],
 ): Promise<ListRow[]> {
+  const plain = { ...query, cursor: undefined };
   return await sql<ListRow[]>`
-    select ${listColumns(sql)} from opportunities o ${listFilter(sql, query, match?.(sql))}
-    order by o.score desc, o.created_at desc, o.id desc limit ${limit} offset ${offset}`;
+    select ${listColumns(sql)},
+      (extract(epoch from o.created_at) * 1000000)::bigint::text as k_us
+    from opportunities o ${listFilter(sql, plain, match?.(sql))} ${afterScoreKeys(sql, after)}
+    order by o.score desc, o.created_at desc, o.id desc
+    limit ${limit} offset ${after ? 0 : offset}`;
 }

@@ -1,5 +1,5 @@
 /**
- * A theme's mention history (theme_mentions, sql/0013_theme_trends.sql): the weekly points of
+ * A theme's mention history (theme_mentions, sql/0015_theme_trends.sql): the weekly points of
  * its detail and the history by week or month of GET /api/v1/themes/{id}/history and the
  * get_theme_history tool. The newest day of any theme's points is "now" of the data: a theme
  * without points in its last weeks counts zeros there.

@@ -61,7 +61,7 @@ function growthColumn(sql: Sql, window: TrendingQuery["window"]): postgres.Fragm
 /**
  * Themes growing by 10% or more over the window (for 30 days: trend_direction up), by that
  * growth, or with a status the themes of that status by it; optionally of one category. Each
- * filter has its index (sql/0013_theme_trends.sql).
+ * filter has its index (sql/0015_theme_trends.sql).
  */
 export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promise<TrendingThemes> {
   const growth = growthColumn(sql, query.window);

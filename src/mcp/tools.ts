@@ -92,6 +92,10 @@ const ANNOTATIONS = {
 const FREE = "Available on every plan";
 const PRO = "Requires the Pro plan (or Business); a Free key gets a plan_required error";
 
+// The way through a long list: page numbers stop at item 10,000 (page_too_deep).
+const NEXT_PAGE = "For the next page, pass the answer's next_cursor back as cursor with the same " +
+  "filters (null means there is no more); page numbers stop at item 10,000.";
+
 // Descriptions are read by models: say what comes back, when to call it, and what it costs.
 /** The tools in the order `tools/list` shows them. */
 export const TOOLS: readonly ToolDefinition[] = [
@@ -128,7 +132,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "List blog articles",
     description: "Lists published research articles, newest first, with title, excerpt, tags, " +
       "public URL and the id of the related opportunity; optional keyword search and paging. " +
-      `Use it to find long-form write-ups. ${FREE}; free of charge (no quota used).`,
+      `Use it to find long-form write-ups. ${NEXT_PAGE} ${FREE}; free of charge (no quota used).`,
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
@@ -158,7 +162,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "channel, minimum score, recommendation, category, online-only. Sorted by relevance " +
       "with q (title above description, rare words above common ones), else by score; or " +
       "sort=score|newest. Paged. Returns list items (no evidence), the total and match; call " +
-      `get_opportunity for the full record. ${PRO}. Costs 1 call.`,
+      `get_opportunity for the full record. ${NEXT_PAGE} ${PRO}. Costs 1 call.`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,

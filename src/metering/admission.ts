@@ -51,6 +51,7 @@ export const OPERATIONS = {
   getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
   getThemeHistory: { name: "getThemeHistory", plan: "pro", cost: 1, mayNotExist: true },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
+  exportOpportunities: { name: "exportOpportunities", plan: "business", cost: 1 },
   findSimilar: { name: "findSimilar", plan: "pro", cost: 1, mayNotExist: true },
   matchIdea: { name: "matchIdea", plan: "pro", cost: 1 },
 } as const satisfies Record<string, Operation>;

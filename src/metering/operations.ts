@@ -12,6 +12,9 @@ import type { Sql } from "../db/open.ts";
 import type { Content } from "../catalog/content.ts";
 import { rowExistsFragment } from "../catalog/common.ts";
 import { detailJson, type DetailRow } from "../catalog/opportunities.ts";
+import { checkPaging } from "../catalog/cursor.ts";
+import { checkCursor } from "../catalog/opportunity_cursor.ts";
+import { blogCursorKeys } from "../catalog/blog_posts.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import {
   BlogQuerySchema,
@@ -94,8 +97,15 @@ function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what
 }
 
 const DEFINITIONS: Record<OperationName, Definition> = {
+  // Streamed, and priced by its rows, by src/rest/export.ts: no surface prepares it here.
+  exportOpportunities() {
+    throw new Error("exportOpportunities is served by src/rest/export.ts");
+  },
   listOpportunities({ content }, parse) {
     const query = parse(OpportunityQuerySchema);
+    // A bad cursor or a page too deep is refused here, before anything is charged.
+    checkPaging(query);
+    checkCursor(query);
     return { work: (v) => content.listOpportunities(v, query) };
   },
   getOpportunity({ sql, content }, parse) {
@@ -110,6 +120,8 @@ const DEFINITIONS: Record<OperationName, Definition> = {
   },
   listBlogPosts({ content }, parse) {
     const query = parse(BlogQuerySchema);
+    checkPaging(query);
+    blogCursorKeys(query);
     return { work: (v) => content.listBlogPosts(v, query) };
   },
   getBlogPost({ content }, parse) {

@@ -100,6 +100,45 @@ export class InvalidParameterError extends ApiError {
   }
 }
 
+/**
+ * A `cursor` that cannot continue this list: damaged or edited (`malformed`), or made by a list
+ * of other filters or another sort (`other_list`). 422, before anything is charged.
+ */
+export class InvalidCursorError extends ApiError {
+  readonly status = 422;
+  readonly code = "invalid_cursor";
+  constructor(readonly reason: "malformed" | "other_list") {
+    super(
+      reason === "malformed"
+        ? 'Invalid parameter "cursor": it is damaged or was not made by this service; pass ' +
+          "next_cursor back exactly as it was answered"
+        : 'Invalid parameter "cursor": it continues a list of other filters or another sort; ' +
+          "pass the same filters and sort as the request that answered it",
+    );
+  }
+  protected override extra() {
+    return { param: "cursor", reason: this.reason };
+  }
+}
+
+/**
+ * A `page` deeper than an offset can be answered in time (page * page_size over `maxDepth`):
+ * the way on is the `cursor` of next_cursor. 422, before anything is charged.
+ */
+export class PageTooDeepError extends ApiError {
+  readonly status = 422;
+  readonly code = "page_too_deep";
+  constructor(readonly page: number, readonly pageSize: number, readonly maxDepth: number) {
+    super(
+      `Page ${page} of ${pageSize} items ends past item ${maxDepth}, the deepest a page number ` +
+        "reaches; continue with cursor: pass each answer's next_cursor as cursor",
+    );
+  }
+  protected override extra() {
+    return { param: "cursor", max_depth: this.maxDepth };
+  }
+}
+
 export class QuotaExceededError extends ApiError {
   readonly status = 429;
   readonly code = "quota_exceeded";

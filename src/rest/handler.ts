@@ -27,6 +27,7 @@ import { errorResponse, json, preflight, quotaHeaders } from "../platform/respon
 import { logFailure, type Outcome } from "../platform/request_log.ts";
 import type { WatchService } from "../watches/service.ts";
 import { isWatchPath, serveWatches, WATCH_METHODS } from "./watches.ts";
+import { serveExport } from "./export.ts";
 
 /** What the REST edge needs, passed in. */
 export interface RestDeps {
@@ -124,6 +125,10 @@ export function createRestHandler(
     if (path === "/api/v1/openapi.json") {
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
       return { response: json(200, openApiDocument()), route: "/api/v1/openapi.json" };
+    }
+    // Before the routes: "/api/v1/opportunities/:id" would read "export" as an id.
+    if (path === "/api/v1/opportunities/export") {
+      return { ...await serveExport(request, url, deps), route: path };
     }
     for (const r of ROUTES) {
       if (r.exact ? path !== r.prefix : !path.startsWith(r.prefix)) continue;

@@ -25,6 +25,8 @@ import {
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import { ThemeHistoryQuerySchema, ThemeHistorySchema } from "../catalog/trend_schemas.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";
+import { EXPORT_CHUNK, ExportQuerySchema } from "./export.ts";
+import { MAX_PAGE_DEPTH } from "../catalog/cursor.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
 
@@ -49,6 +51,16 @@ export const ErrorBodySchema = z.object({
   revoked_by: z.enum(["owner", "admin"]).optional().describe("key_revoked: who revoked the key"),
   required_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
   current_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
+  param: z.string().optional().describe(
+    'invalid_cursor and page_too_deep: "cursor", the parameter to use or fix',
+  ),
+  reason: z.enum(["malformed", "other_list"]).optional().describe(
+    "invalid_cursor: malformed (damaged or not made by this service) or other_list (made by a " +
+      "list of other filters or another sort)",
+  ),
+  max_depth: z.number().int().optional().describe(
+    "page_too_deep: the deepest item a page number reaches (page * page_size)",
+  ),
 });
 
 /** The 429 body of the specification. */
@@ -119,6 +131,8 @@ interface OperationSpec {
   proOnly?: boolean;
   /** Never charged, so never answered 429. */
   uncharged?: boolean;
+  /** A paged list: cursor, next_cursor and the depth limit. */
+  paged?: boolean;
 }
 
 function operation(spec: OperationSpec) {
@@ -135,7 +149,14 @@ function operation(spec: OperationSpec) {
     "403": error(
       spec.proOnly ? "key_revoked, or plan_required (this operation needs Pro)" : "key_revoked",
     ),
-    "422": error("invalid_parameter, with one details entry per bad parameter"),
+    "422": error(
+      "invalid_parameter, with one details entry per bad parameter" +
+        (spec.paged
+          ? `; invalid_cursor (a cursor of other filters or sort, or a damaged one); ` +
+            `page_too_deep (page * page_size over ${MAX_PAGE_DEPTH}: continue with cursor). ` +
+            "Not charged"
+          : ""),
+    ),
     "429": error("quota_exceeded (not charged)", "#/components/schemas/QuotaExceeded"),
     "503": error("service_unavailable: the database cannot be reached"),
   };
@@ -150,6 +171,45 @@ function operation(spec: OperationSpec) {
       responses,
     },
   };
+}
+
+const PAGING = "Every answer has next_cursor (null on the last page): pass it as cursor, with " +
+  "the same filters and sort, for the next page, in constant time at any depth. Page numbers " +
+  `reach item ${MAX_PAGE_DEPTH.toLocaleString("en-US")} (page * page_size); deeper, a 422 ` +
+  "page_too_deep names cursor as the way on.";
+
+/** GET /api/v1/opportunities/export: a stream, not JSON (src/rest/export.ts). */
+function exportOperation() {
+  const base = operation({
+    operationId: "exportOpportunities",
+    summary: "Export every opportunity of a filter as JSON Lines or CSV",
+    description: "Streams every opportunity matching the list's filters (no paging), in the " +
+      "list's order, as JSON Lines (one list item per line) or CSV (a header line, then one " +
+      `line per item, RFC 4180). Business only; costs 1 call per started ${EXPORT_CHUNK} rows ` +
+      "(at least 1), charged before the first byte from the exact total (X-Total-Count, " +
+      "X-Export-Calls); an export the quota cannot pay for in full is a 429 that charges " +
+      "nothing. Rows arrive in chunks of 1,000; a row that existed when the export began is " +
+      "sent exactly once.",
+    parameters: queryParameters(ExportQuerySchema),
+    result: "OpportunityList",
+  });
+  const get = base.get as { responses: Record<string, unknown> };
+  get.responses["200"] = {
+    description: "The rows, streamed",
+    headers: {
+      ...quotaHeaders,
+      "X-Total-Count": { description: "Rows in the export", schema: { type: "integer" } },
+      "X-Export-Calls": { description: "Calls charged for it", schema: { type: "integer" } },
+    },
+    content: {
+      "application/x-ndjson": {
+        schema: { type: "string", description: "One OpportunityListItem as JSON per line" },
+      },
+      "text/csv": { schema: { type: "string", description: "The list item fields as columns" } },
+    },
+  };
+  get.responses["403"] = error("key_revoked, or plan_required (the export needs Business)");
+  return base;
 }
 
 function build(): JsonSchema {
@@ -172,11 +232,14 @@ function build(): JsonSchema {
           'stems, stop words optional, "phrases", -exclusions, OR), ordered by relevance unless ' +
           "sort says otherwise; when no opportunity matches every word, the best matches " +
           "(most words first) with match=any. Without q: by score descending. Example: " +
-          "?q=chasing+late+invoices+for+freelance+designers. Pro and Business; costs 1 call.",
+          "?q=chasing+late+invoices+for+freelance+designers. Pro and Business; costs 1 call. " +
+          PAGING,
         parameters: queryParameters(OpportunityQuerySchema),
         result: "OpportunityList",
         proOnly: true,
+        paged: true,
       }),
+      "/api/v1/opportunities/export": exportOperation(),
       "/api/v1/opportunities/{id}": operation({
         operationId: "getOpportunity",
         summary: "Get one opportunity",
@@ -217,9 +280,11 @@ function build(): JsonSchema {
         operationId: "listBlogPosts",
         summary: "List published blog analyses",
         description: "Newest first; with q, best match as in the opportunity list (match=any " +
-          "when no article holds every word: the most words first). Every plan; free of charge.",
+          "when no article holds every word: the most words first). Every plan; free of charge. " +
+          PAGING,
         parameters: queryParameters(BlogQuerySchema),
         result: "BlogList",
+        paged: true,
       }),
       "/api/v1/blog/{slug}": operation({
         operationId: "getBlogPost",

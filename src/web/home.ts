@@ -75,6 +75,7 @@ function costOf(name: Offering): string {
   if (name === "watch") return "free of charge";
   const operation: { cost: 0 | 1; mayNotExist?: boolean } = OPERATIONS[name];
   if (operation.cost === 0) return "free of charge";
+  if (name === "exportOpportunities") return "1 call per started 1,000 rows";
   return operation.mayNotExist ? "1 call (0 when not found)" : "1 call";
 }
 

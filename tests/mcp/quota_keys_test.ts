@@ -199,6 +199,7 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
       page: 1,
       page_size: 20,
       match: "all",
+      next_cursor: null,
     });
   } finally {
     await served.close();

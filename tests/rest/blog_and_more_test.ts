@@ -175,6 +175,7 @@ Deno.test("the OpenAPI document passes a real OpenAPI 3.1 validator", async () =
     "/api/v1/categories",
     "/api/v1/ideas/match",
     "/api/v1/opportunities",
+    "/api/v1/opportunities/export",
     "/api/v1/opportunities/{id}",
     "/api/v1/opportunities/{id}/similar",
     "/api/v1/overview",

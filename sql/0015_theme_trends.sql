@@ -37,7 +37,7 @@ create index themes_status_idx on themes (trend_status, trend_change desc, id)
   where trend_status is not null;
 
 -- Each change of a theme's status, recorded by the import that made it (src/ingest/trends.ts):
--- what the theme watches deliver (sql/0014_theme_watches.sql).
+-- what the theme watches deliver (sql/0016_theme_watches.sql).
 create table theme_status_changes (
   id bigint generated always as identity primary key,
   theme_id integer not null references themes (id) on delete cascade,

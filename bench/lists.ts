@@ -1,0 +1,241 @@
+/**
+ * `deno task bench:lists`: the list scenarios of issue 28 at scale, this checkout (B) side by
+ * side with main (A) and a one-file FastAPI + asyncpg peer (bench/peer_fastapi.py: a page query
+ * plus count(*) per request), all on one PostgreSQL database that already holds the rows (a copy
+ * of the 1M benchmark database, migrated to this checkout):
+ *
+ * - random: min_score 0-100 x page 1-50 at random, 50 connections, 30 s (B, A, peer);
+ * - walk: every page of 100 of recommendation=Build by cursor, one client (B only: A has none);
+ * - deep: page 1..100 of page_size 100 (the documented depth, 10,000 items) of three filters,
+ *   one client, every page timed (B and A);
+ * - fixed and keyword: the fixed filter and random keywords, A/B interleaved.
+ *
+ * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
+ */
+import { loadRun, quantile, timeRequest } from "./measure.ts";
+import { createBenchKeys, quotaKeeper } from "./prepare.ts";
+import { freePort, start, stopAll, waitReady } from "./procs.ts";
+import type { LoadResult, LoadSpec } from "./load.ts";
+import postgres from "postgres";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+function option(name: string, fallback: string): string {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
+}
+
+const DATABASE = option("database", "oppintel_1m_28");
+const URL_ = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+const DURATION = Number(option("duration", "30"));
+const CONNECTIONS = Number(option("connections", "50"));
+const ROUNDS = Number(option("rounds", "2"));
+const PYTHON = option("peer-python", "python3");
+const SCENARIOS = option("scenarios", "random,walk,deep,fixed,keyword").split(",");
+
+/** Random min_score x page, as the issue's scenario: a fixed seed, 2,000 query strings. */
+function randomPaths(): string[] {
+  let state = 28;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: 2000 }, () => {
+    const score = Math.floor(next() * 101);
+    const page = 1 + Math.floor(next() * 50);
+    return `/api/v1/opportunities?min_score=${score}&page=${page}`;
+  });
+}
+
+async function run(command: string, args: string[], cwd: string): Promise<void> {
+  const out = await new Deno.Command(command, { args, cwd, stdout: "null", stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(`${command} failed: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** main as a plain directory (git archive), with this checkout's migrations it lacks. */
+async function mainCheckout(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "oppintel-lists-main-" });
+  await run("sh", ["-c", `git archive main | tar -x -C ${dir}`], ROOT);
+  await run(Deno.execPath(), ["install", "--quiet"], dir);
+  for await (const entry of Deno.readDir(`${ROOT}/sql`)) {
+    const target = `${dir}/sql/${entry.name}`;
+    if (!(await Deno.stat(target).catch(() => null))) {
+      await Deno.copyFile(`${ROOT}/sql/${entry.name}`, target);
+    }
+  }
+  return dir;
+}
+
+async function startService(name: string, cwd: string): Promise<string> {
+  const port = freePort();
+  const proc = await start(name, ["main.ts"], {
+    cwd,
+    env: { DATABASE_URL: URL_, PORT: String(port), SEED_DEMO: "off" },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(proc, `${base}/healthz`);
+  return base;
+}
+
+async function startPeer(): Promise<string> {
+  const port = freePort();
+  const proc = await start(
+    "peer",
+    ["-m", "uvicorn", "peer_fastapi:app", "--port", String(port), "--log-level", "warning"],
+    { cwd: `${ROOT}/bench`, command: PYTHON, env: { DATABASE_URL: URL_, POOL: "10" } },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(proc, `${base}/healthz`);
+  return base;
+}
+
+function row(name: string, r: LoadResult): string {
+  const codes = Object.entries(r.statusCodes).map(([c, n]) => `${c}: ${n}`).join(", ");
+  return `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${codes} |`;
+}
+
+async function loadAverage(): Promise<string> {
+  return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+}
+
+async function main(): Promise<void> {
+  const out: string[] = [`Database ${DATABASE}; load average before: ${await loadAverage()}`];
+  const print = (line: string) => {
+    out.push(line);
+    console.log(line);
+  };
+  const keys = await createBenchKeys(URL_);
+  const keeper = quotaKeeper(URL_);
+  const dirA = await mainCheckout();
+  const bases = {
+    B: await startService("lists-B", ROOT),
+    A: await startService("lists-A", dirA),
+    peer: SCENARIOS.includes("random") ? await startPeer() : "",
+  };
+  const spec = (base: string, paths: string[], seconds = DURATION): LoadSpec => ({
+    base,
+    path: paths[0],
+    paths,
+    keys: keys.spread,
+    connections: CONNECTIONS,
+    warmupSeconds: 3,
+    seconds,
+  });
+  const loadOf = async (base: string, paths: string[], seconds?: number) => {
+    await keeper.reset();
+    keeper.startLoop();
+    try {
+      return await loadRun(spec(base, paths, seconds), ROOT);
+    } finally {
+      await keeper.stopLoop();
+    }
+  };
+  try {
+    if (SCENARIOS.includes("random")) {
+      print(`\n### Random min_score x page, ${CONNECTIONS} connections, ${DURATION} s\n`);
+      print("| side | req/s | p50 ms | p99 ms | non-2xx | statuses |");
+      print("|---|---|---|---|---|---|");
+      const paths = randomPaths();
+      for (const side of ["B", "A", "peer"] as const) {
+        print(row(side, await loadOf(bases[side], paths)));
+      }
+    }
+    if (SCENARIOS.includes("walk")) {
+      const times: number[] = [];
+      let cursor: string | null = null;
+      let items = 0;
+      const started = performance.now();
+      do {
+        const path: string = `/api/v1/opportunities?recommendation=Build&page_size=100` +
+          (cursor ? `&cursor=${cursor}` : "");
+        const t0 = performance.now();
+        const res = await fetch(bases.B + path, { headers: { "x-api-key": keys.spread[0] } });
+        const body = await res.json();
+        times.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`walk: ${res.status} ${JSON.stringify(body)}`);
+        items += body.items.length;
+        cursor = body.next_cursor;
+        if (times.length % 200 === 0) await keeper.reset();
+      } while (cursor);
+      const total = performance.now() - started;
+      times.sort((a, b) => a - b);
+      print(`\n### Cursor walk of recommendation=Build, pages of 100 (B)\n`);
+      print(
+        `${times.length} pages, ${items} items in ${(total / 1000).toFixed(1)} s; per page ` +
+          `p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${
+            quantile(times, 0.99).toFixed(1)
+          } ms, ` +
+          `max ${times.at(-1)!.toFixed(1)} ms`,
+      );
+    }
+    if (SCENARIOS.includes("deep")) {
+      print(`\n### Deep pages: page 1..100 of page_size 100, one client\n`);
+      print("| filter | side | p50 ms | p99 ms | max ms | slowest page | non-200 |");
+      print("|---|---|---|---|---|---|---|");
+      for (const filter of ["", "min_score=50", "recommendation=Build&platform=reddit"]) {
+        for (const side of ["B", "A"] as const) {
+          await keeper.reset();
+          const times: number[] = [];
+          let bad = 0;
+          let slowest = [0, 0];
+          for (let page = 1; page <= 100; page++) {
+            const path = `/api/v1/opportunities?${filter}&page_size=100&page=${page}`;
+            const { ms, status } = await timeRequest(bases[side] + path, {
+              headers: { "x-api-key": keys.spread[1] },
+            });
+            times.push(ms);
+            if (ms > slowest[1]) slowest = [page, ms];
+            if (status !== 200) bad++;
+          }
+          times.sort((a, b) => a - b);
+          print(
+            `| ${filter || "(default)"} | ${side} | ${quantile(times, 0.5).toFixed(1)} | ` +
+              `${quantile(times, 0.99).toFixed(1)} | ${times.at(-1)!.toFixed(1)} | ${
+                slowest[0]
+              } | ${bad} |`,
+          );
+        }
+      }
+    }
+    const ab = async (title: string, paths: string[]) => {
+      print(`\n### ${title}: A/B, ${ROUNDS} rounds of ${Math.min(DURATION, 15)} s\n`);
+      print("| round | side | req/s | p50 ms | p99 ms | non-2xx | statuses |");
+      print("|---|---|---|---|---|---|---|");
+      const ratios: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? ["A", "B"] as const : ["B", "A"] as const;
+        const rps: Record<string, number> = {};
+        for (const side of order) {
+          const r = await loadOf(bases[side], paths, Math.min(DURATION, 15));
+          rps[side] = r.rps;
+          print(row(`${round + 1} | ${side}`, r));
+        }
+        ratios.push(rps.B / rps.A);
+      }
+      print(`\nB/A req/s per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}`);
+    };
+    if (SCENARIOS.includes("fixed")) {
+      await ab("Fixed filter platform=reddit&min_score=70&recommendation=Build", [
+        "/api/v1/opportunities?platform=reddit&min_score=70&recommendation=Build",
+      ]);
+    }
+    if (SCENARIOS.includes("keyword")) {
+      const sql = postgres(URL_, { max: 1, onnotice: () => {} });
+      const titles = await sql<{ title: string }[]>`
+        select title from opportunities where id % 997 = 0 limit 400`;
+      await sql.end();
+      const words = [
+        ...new Set(titles.flatMap((t) => t.title.toLowerCase().match(/[a-z]{5,}/g) ?? [])),
+      ].slice(0, 200);
+      await ab(
+        `Random keywords (${words.length} words from titles)`,
+        words.map((w) => `/api/v1/opportunities?q=${w}`),
+      );
+    }
+    print(`\nLoad average after: ${await loadAverage()}`);
+  } finally {
+    await keeper.close();
+    await stopAll();
+    await Deno.remove(dirA, { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) await main();

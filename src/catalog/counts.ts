@@ -1,0 +1,41 @@
+/**
+ * The exact total of a list without `q`, summed from the summary tables of
+ * sql/*_list_counts.sql (kept in step with every write by triggers), never by a scan of
+ * opportunities: the narrowest table that still has every given filter column is read.
+ */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import type { OpportunityQuery } from "./schemas.ts";
+
+/** The filters a summary can count: every list filter but `q`. */
+export type CountFilter = Pick<
+  OpportunityQuery,
+  "platform" | "channel" | "min_score" | "recommendation" | "category" | "online_only"
+>;
+
+/** Which summary table counts `filter`: the smallest one keyed by every filter given. */
+function summaryOf(sql: Sql, filter: CountFilter): postgres.Fragment {
+  if (filter.channel) return sql`opportunity_counts`;
+  if (filter.category) return sql`opportunity_counts_by_theme`;
+  return sql`opportunity_counts_by_platform`;
+}
+
+/** How many opportunities match `filter`, from the summary tables (no `q`). */
+export async function countFromSummary(sql: Sql, filter: CountFilter): Promise<number> {
+  const [{ total }] = await sql<{ total: number }[]>`
+    select coalesce(sum(c.n), 0)::float8 as total from ${summaryOf(sql, filter)} c
+    where true
+    ${filter.online_only ? sql`and c.is_online_deliverable` : sql``}
+    ${filter.platform ? sql`and lower(c.platform) = lower(${filter.platform})` : sql``}
+    ${filter.channel ? sql`and c.channel_name = ${filter.channel}` : sql``}
+    ${filter.min_score > 0 ? sql`and c.score >= ${filter.min_score}` : sql``}
+    ${filter.recommendation ? sql`and c.recommendation = ${filter.recommendation}` : sql``}
+    ${
+    filter.category
+      ? sql`and c.theme_id in (
+          select t.id from themes t join categories g on g.id = t.category_id
+          where g.slug = ${filter.category})`
+      : sql``
+  }`;
+  return total;
+}

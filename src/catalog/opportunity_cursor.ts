@@ -1,0 +1,158 @@
+/**
+ * Cursors of the opportunity list (see cursor.ts): the keys of each order, the list a cursor
+ * belongs to, the keyset condition that continues after it, and the next_cursor of a page.
+ */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { searchText } from "./common.ts";
+import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
+import { InvalidCursorError } from "../platform/errors.ts";
+import type { OpportunityQuery } from "./schemas.ts";
+
+/** What a page's rows carry for their cursor (a ListRow of opportunities.ts). */
+interface KeyedRow {
+  id: number;
+  score: number;
+  k_us?: string;
+  k_rank?: number;
+}
+
+/** The relevance of a row to `q` (cover density), the first key of the relevance order. */
+export function rank(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  return sql`ts_rank_cd(o.search, oi_search_query(${searchText(query.q) ?? ""}))`;
+}
+
+/** The cursor shape of each order's keys (see cursor.ts): the keys of queryOrder, in order. */
+const KEY_SHAPES = {
+  score: ["n", "t", "n"],
+  newest: ["t", "n"],
+  relevance: ["n", "n", "t", "n"],
+} as const;
+
+/** The order of a list: the one asked for, else relevance with q and score without. */
+export function sortOf(query: OpportunityQuery): "score" | "newest" | "relevance" {
+  return query.sort ?? (searchText(query.q) ? "relevance" : "score");
+}
+
+/** The list a cursor belongs to: the normalised filters and the sort (not page or page_size). */
+export function opportunityScope(query: OpportunityQuery): string {
+  return cursorScope("opportunities", {
+    q: searchText(query.q),
+    platform: query.platform?.toLowerCase(),
+    channel: query.channel,
+    min_score: query.min_score,
+    recommendation: query.recommendation,
+    category: query.category,
+    online_only: query.online_only,
+    sort: sortOf(query),
+  });
+}
+
+/** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
+export function cursorKeys(query: OpportunityQuery): CursorKey[] | undefined {
+  if (query.cursor === undefined) return undefined;
+  return decodeCursor(query.cursor, opportunityScope(query), [...KEY_SHAPES[sortOf(query)]]);
+}
+
+/**
+ * `and (sort keys) < (the cursor's)`: every order is descending in all its keys, so one row
+ * comparison finds the rows after the cursor, and PostgreSQL starts the sort index's scan there.
+ */
+export function afterCursor(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  const k = cursorKeys(query);
+  if (!k) return sql``;
+  // Microseconds since the epoch: exact, where a JavaScript Date would drop them.
+  const at = (us: CursorKey) =>
+    sql`(timestamptz 'epoch' + ${us}::bigint * interval '1 microsecond')`;
+  switch (sortOf(query)) {
+    case "newest":
+      return sql`and (o.created_at, o.id) < (${at(k[0])}, ${k[1]}::int)`;
+    case "relevance":
+      return sql`and (${rank(sql, query)}, o.score, o.created_at, o.id) <
+        (${k[0]}::real, ${k[1]}::int, ${at(k[2])}, ${k[3]}::int)`;
+    default:
+      return sql`and (o.score, o.created_at, o.id) < (${k[0]}::int, ${at(k[1])}, ${k[2]}::int)`;
+  }
+}
+
+/** The columns a page selects besides listColumns: the sort keys of its next_cursor. */
+export function keyColumns(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  return sql`, (extract(epoch from o.created_at) * 1000000)::bigint::text as k_us
+    ${sortOf(query) === "relevance" ? sql`, ${rank(sql, query)} as k_rank` : sql``}`;
+}
+
+/**
+ * The next_cursor after a page read by readOpportunityPage (one row more than the page): null when that
+ * row is missing, since the page is then the last.
+ */
+export function nextCursor(query: OpportunityQuery, rows: KeyedRow[]): string | null {
+  if (rows.length <= query.page_size) return null;
+  const last = rows[query.page_size - 1];
+  const sort = sortOf(query);
+  const keys: CursorKey[] = sort === "newest"
+    ? [last.k_us!, last.id]
+    : sort === "relevance"
+    ? [last.k_rank!, last.score, last.k_us!, last.id]
+    : [last.score, last.k_us!, last.id];
+  return encodeCursor(opportunityScope(query), keys);
+}
+
+/**
+ * Where a cursor of a question's list (q in relevance order, or a best match) goes on: at a
+ * position among its ranked candidates (src/catalog/search.ts), or after a row of the matches
+ * that follow them in score order (keyset, as the other lists).
+ */
+export type QuestionPosition = { at: number } | { after: CursorKey[] };
+
+/** The scope of a question's list: its filters and order, apart from the keyset lists'. */
+function questionScope(query: OpportunityQuery): string {
+  return `${opportunityScope(query)}:question`;
+}
+
+/** The position `query.cursor` names in a question's list, or undefined without one. */
+export function questionPosition(query: OpportunityQuery): QuestionPosition | undefined {
+  if (query.cursor === undefined) return undefined;
+  const scope = questionScope(query);
+  try {
+    const [at] = decodeCursor(query.cursor, scope, ["n"]);
+    if (!Number.isSafeInteger(at) || (at as number) < 0) throw new InvalidCursorError("malformed");
+    return { at: at as number };
+  } catch (error) {
+    if (!(error instanceof InvalidCursorError) || error.reason !== "malformed") throw error;
+    return { after: decodeCursor(query.cursor, scope, ["n", "t", "n"]) };
+  }
+}
+
+/** The cursor of a question's list at a position, or after a row in score order. */
+export function questionCursor(
+  query: OpportunityQuery,
+  position: { at: number } | { after: KeyedRow },
+): string {
+  if ("at" in position) return encodeCursor(questionScope(query), [position.at]);
+  const { score, k_us, id } = position.after;
+  return encodeCursor(questionScope(query), [score, k_us!, id]);
+}
+
+/** `and (score, created_at, id) < (the cursor's)`: the matches after a row in score order. */
+export function afterScoreKeys(sql: Sql, keys: CursorKey[] | undefined): postgres.Fragment {
+  if (!keys) return sql``;
+  return sql`and (o.score, o.created_at, o.id) < (${keys[0]}::int,
+    (timestamptz 'epoch' + ${keys[1]}::bigint * interval '1 microsecond'), ${keys[2]}::int)`;
+}
+
+/**
+ * Checks `query.cursor` before anything is charged (throws InvalidCursorError): a cursor of the
+ * keyset lists, or with q one of a question's list (src/catalog/search.ts), whichever it is.
+ */
+export function checkCursor(query: OpportunityQuery): void {
+  if (query.cursor === undefined) return;
+  if (searchText(query.q)) {
+    try {
+      questionPosition(query);
+      return;
+    } catch (error) {
+      if (!(error instanceof InvalidCursorError)) throw error;
+    }
+  }
+  cursorKeys(query);
+}

@@ -1,0 +1,142 @@
+/**
+ * GET /api/v1/opportunities/export (issue 28): the export of a filter equals the list of the same
+ * filter walked by cursor, as JSON Lines and as CSV; it costs 1 call per started 1,000 rows,
+ * charged up front; Business only; a refusal charges nothing.
+ */
+import assert from "node:assert/strict";
+import { dbTest } from "../helpers/db.ts";
+import { makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { seedDemo } from "../../src/ingest/seed.ts";
+import { PLAN_LIMITS } from "../../src/platform/plans.ts";
+
+/** Every item of the list of `filters`, walked by cursor in pages of 100. */
+async function walk(app: TestApp, key: string, filters: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  do {
+    const path: string = `/api/v1/opportunities?${filters}&page_size=100` +
+      (cursor ? `&cursor=${encodeURIComponent(cursor)}` : "");
+    const res = await app.get(path, key);
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    items.push(...body.items);
+    cursor = body.next_cursor;
+  } while (cursor !== null);
+  return items;
+}
+
+/** The fields of a CSV line (RFC 4180 quoting). */
+function csvFields(line: string): string[] {
+  const fields: string[] = [];
+  let i = 0;
+  while (i <= line.length) {
+    if (line[i] === '"') {
+      let value = "";
+      i++;
+      while (i < line.length) {
+        if (line[i] === '"' && line[i + 1] === '"') (value += '"'), (i += 2);
+        else if (line[i] === '"') break;
+        else value += line[i++];
+      }
+      fields.push(value);
+      i += 2;
+    } else {
+      const end = line.indexOf(",", i);
+      fields.push(line.slice(i, end < 0 ? line.length : end));
+      i = end < 0 ? line.length + 1 : end + 1;
+    }
+  }
+  return fields;
+}
+
+dbTest(
+  "the export equals the list, as JSON Lines and CSV, at 1 call per started 1,000 rows",
+  async (db, t) => {
+    const app = testApp(db);
+    await seedDemo(db.sql, { opportunities: 1100 });
+    const { key, accountId } = await makeKey(db.sql, "business");
+
+    await t.step("every row, JSON Lines: two chunks, two calls", async () => {
+      const list = await walk(app, key, "online_only=false");
+      assert.equal(list.length, 1100);
+      const before = await usedOf(db.sql, accountId);
+      const res = await app.get("/api/v1/opportunities/export?online_only=false", key);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "application/x-ndjson");
+      assert.equal(res.headers.get("x-total-count"), "1100");
+      assert.equal(res.headers.get("x-export-calls"), "2");
+      assert.equal(await usedOf(db.sql, accountId), before + 2, "charged before the body");
+      assert.equal(res.headers.get("x-quota-used"), String(before + 2));
+      const text = await res.text();
+      assert.ok(text.endsWith("\n"));
+      const rows = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(rows, list);
+    });
+
+    await t.step("a filter and another sort, CSV", async () => {
+      const filters = "recommendation=Build&min_score=50&sort=newest";
+      const list = await walk(app, key, filters) as Record<string, unknown>[];
+      assert.ok(list.length > 0);
+      const before = await usedOf(db.sql, accountId);
+      const res = await app.get(`/api/v1/opportunities/export?${filters}&format=csv`, key);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "text/csv; charset=utf-8");
+      const lines = (await res.text()).split("\r\n");
+      assert.equal(lines.pop(), "", "every line ends in CRLF");
+      const header = csvFields(lines[0]);
+      assert.deepEqual(header, Object.keys(list[0]));
+      const rows = lines.slice(1).map(csvFields);
+      assert.equal(rows.length, list.length);
+      rows.forEach((row, i) => {
+        assert.deepEqual(row, header.map((h) => String(list[i][h])), `row ${i}`);
+      });
+      assert.equal(await usedOf(db.sql, accountId), before + 1);
+    });
+
+    await t.step("an empty filter: no rows, 1 call", async () => {
+      const res = await app.get("/api/v1/opportunities/export?channel=nowhere", key);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("x-total-count"), "0");
+      assert.equal(await res.text(), "");
+    });
+  },
+);
+
+dbTest("the export's refusals charge nothing", async (db, t) => {
+  const app = testApp(db);
+  await seedDemo(db.sql, { opportunities: 1050 });
+  const business = await makeKey(db.sql, "business");
+  const pro = await makeKey(db.sql, "pro");
+
+  await t.step("Pro: 403 plan_required", async () => {
+    const res = await app.get("/api/v1/opportunities/export", pro.key);
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).error, "plan_required");
+    assert.equal(await usedOf(db.sql, pro.accountId), 0);
+  });
+  await t.step("a bad format or filter: 422", async () => {
+    for (const query of ["format=xml", "min_score=101", "sort=relevance"]) {
+      const res = await app.get(`/api/v1/opportunities/export?${query}`, business.key);
+      assert.equal(res.status, 422, query);
+      assert.equal((await res.json()).error, "invalid_parameter");
+    }
+    assert.equal(await usedOf(db.sql, business.accountId), 0);
+  });
+  await t.step("a quota that cannot pay for all of it: 429 naming the price", async () => {
+    await setUsed(db.sql, business.accountId, PLAN_LIMITS.business - 1);
+    const res = await app.get("/api/v1/opportunities/export?online_only=false", business.key);
+    assert.equal(res.status, 429);
+    const body = await res.json();
+    assert.equal(body.error, "quota_exceeded");
+    assert.match(body.message, /costs 2 calls/);
+    assert.equal(await usedOf(db.sql, business.accountId), PLAN_LIMITS.business - 1);
+    const small = await app.get("/api/v1/opportunities/export?recommendation=Build", business.key);
+    assert.equal(small.status, 200, "an export of one call still fits");
+    await small.body?.cancel();
+    assert.equal(await usedOf(db.sql, business.accountId), PLAN_LIMITS.business);
+  });
+  await t.step("POST: 405", async () => {
+    const res = await app.get("/api/v1/opportunities/export", business.key, { method: "POST" });
+    assert.equal(res.status, 405);
+  });
+});
