@@ -211,9 +211,10 @@ function compareRows(sort: string, a: ListRow, b: ListRow): number {
 export async function searchOpportunities(
   sql: Sql,
   query: OpportunityQuery,
-  options: { forcePlans?: boolean; memo: Memo },
+  options: { forcePlans?: boolean; memo: Memo; candidates?: number },
 ): Promise<SearchPage> {
   const { memo } = options;
+  const candidates = options.candidates ?? CANDIDATES;
   const force = options.forcePlans ?? false;
   const sort = effectiveSort(query);
   const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
@@ -237,7 +238,7 @@ export async function searchOpportunities(
     ...query,
     sort: "score" as const,
     page: 1,
-    page_size: CANDIDATES,
+    page_size: candidates,
     cursor: undefined,
   };
   if (all > 0) {
@@ -252,7 +253,7 @@ export async function searchOpportunities(
     }
     const ranked = await memo(`ranked:${filterKey}`, async () => {
       const rows = (await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch))
-        .slice(0, CANDIDATES);
+        .slice(0, candidates);
       const scores = await scoreRows(sql, rows.map((r) => r.id), units);
       const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
       return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
@@ -262,7 +263,7 @@ export async function searchOpportunities(
         query,
         ranked,
         all,
-        (offset, limit, after) => rowsAt(sql, query, allMatch, offset + CANDIDATES, limit, after),
+        (offset, limit, after) => rowsAt(sql, query, allMatch, offset + candidates, limit, after),
       ),
       total: all,
       match: "all",
@@ -285,7 +286,7 @@ export async function searchOpportunities(
         tx`and o.search @@ ${unit.q}::tsquery
           ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
       const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
-      for (const row of rows.slice(0, CANDIDATES)) found.set(row.id, row);
+      for (const row of rows.slice(0, candidates)) found.set(row.id, row);
     }
     const scores = await scoreRows(sql, [...found.keys()], units);
     const of = (row: ListRow) => scores.get(row.id) ?? { hits: 0, rel: 0 };
@@ -296,7 +297,7 @@ export async function searchOpportunities(
       compareRows(sort, a, b)
     );
   });
-  const candidates = ranked.map((r) => r.id);
+  const rankedIds = ranked.map((r) => r.id);
   return {
     ...await withRest(query, ranked, total, (offset, limit, after) =>
       rowsAt(
@@ -304,7 +305,7 @@ export async function searchOpportunities(
         query,
         (tx) =>
           tx`${match(tx)} and o.id <> all(array(select jsonb_array_elements_text(${
-            JSON.stringify(candidates)
+            JSON.stringify(rankedIds)
           }::text::jsonb)::int))`,
         offset,
         limit,
@@ -345,7 +346,7 @@ async function withRest(
   const position = questionPosition(query);
   if (position && "after" in position) {
     const rows = await rest(0, size + 1, position.after);
-    return { rows: rows.slice(0, size), next_cursor: restCursor(query, rows) };
+    return { rows: rows.slice(0, size), next_cursor: restCursor(query, rows, size) };
   }
   const start = position ? position.at : (query.page - 1) * size;
   const head = ranked.slice(start, start + size);
@@ -358,14 +359,19 @@ async function withRest(
   }
   if (!more) return { rows: head, next_cursor: null };
   const tail = await rest(Math.max(0, start - ranked.length), size - head.length + 1);
-  const rows = [...head, ...tail].slice(0, size);
-  return { rows, next_cursor: tail.length > size - head.length ? restCursor(query, rows) : null };
+  return {
+    rows: [...head, ...tail].slice(0, size),
+    next_cursor: restCursor(query, tail, size - head.length),
+  };
 }
 
-/** The cursor after the last row of a page that ends in the rest (score order). */
-function restCursor(query: OpportunityQuery, rows: ListRow[]): string | null {
-  if (rows.length <= query.page_size) return null;
-  return questionCursor(query, { after: rows[query.page_size - 1] as KeyedListRow });
+/**
+ * The cursor after the last of `taken` rows of the rest read for a page (one more was read when
+ * the list goes on); null when it does not.
+ */
+function restCursor(query: OpportunityQuery, read: ListRow[], taken: number): string | null {
+  if (read.length <= taken) return null;
+  return questionCursor(query, { after: read[taken - 1] as KeyedListRow });
 }
 
 type KeyedListRow = ListRow & { k_us: string };
