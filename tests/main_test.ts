@@ -37,7 +37,7 @@ async function start(env: Record<string, string>): Promise<Running> {
   const reading = (async () => {
     for await (const chunk of process.stderr) text += decoder.decode(chunk);
   })();
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -48,7 +48,7 @@ async function start(env: Record<string, string>): Promise<Running> {
     }
     if (Date.now() > deadline) {
       process.kill("SIGKILL");
-      throw new Error(`main.ts did not answer /healthz within 60 s:\n${text}`);
+      throw new Error(`main.ts did not answer /healthz within 180 s:\n${text}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
