@@ -1,5 +1,5 @@
 /**
- * `deno task bench:lists`: the list scenarios of issue 28 at scale, this checkout (B) side by
+ * `deno task bench:lists`: the list scenarios at scale, this checkout (B) side by
  * side with main (A) and a one-file FastAPI + asyncpg peer (bench/peer_fastapi.py: a page query
  * plus count(*) per request), all on one PostgreSQL database that already holds the rows (a copy
  * of the 1M benchmark database, migrated to this checkout):

@@ -1,4 +1,4 @@
-"""The peer of bench/lists.ts (issue 28): a one-file FastAPI + asyncpg service that answers
+"""The peer of bench/lists.ts: a one-file FastAPI + asyncpg service that answers
 GET /api/v1/opportunities the plain way, a page query plus count(*) per request, no cache, no
 key check, no quota. It is the yardstick of "how fast is the obvious service on these rows".
 

@@ -1,5 +1,5 @@
 /**
- * `deno task bench:relevance`: does `q` answer the questions agents send (issue 27)? The judged
+ * `deno task bench:relevance`: does `q` answer the questions agents send? The judged
  * questions of bench/relevance_questions.ts (generated from the demo data, with their right
  * answers) go through REST (GET /api/v1/opportunities?q=) and MCP (query_opportunities) of the
  * service in this process, on the demo data (2,000 opportunities) in the embedded database and in

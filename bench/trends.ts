@@ -1,5 +1,5 @@
 /**
- * Theme trends at scale (issue 32): on a copy of the 1,000,000-opportunity database, brings the
+ * Theme trends at scale: on a copy of the 1,000,000-opportunity database, brings the
  * themes to 10,000 with two years of weekly points each (over a million points), then measures,
  * uncached (the query functions straight on PostgreSQL, no answer cache):
  * - the trending list for every window and status (p50, p95 over --runs calls each),
@@ -71,7 +71,7 @@ const ms = (n: number) => n.toFixed(2);
 
 try {
   const applied = await migrate(sql);
-  say(`# Theme trends at scale (issue 32)`);
+  say(`# Theme trends at scale`);
   say();
   say(
     `Database \`${values.database}\` (a copy of \`oppintel_1m\`), PostgreSQL on 127.0.0.1; ` +

@@ -1,4 +1,4 @@
--- `q` read as a question as well as keywords (issue 27):
+-- `q` read as a question as well as keywords:
 -- - English stemming in the stored vectors and in the query: "invoicing", "invoices" and
 --   "invoiced" are all the lexeme 'invoic'. Stop words stay in the vectors (a quoted phrase still
 --   needs them), and are dropped from the query outside quotes (oi_search_query below).

@@ -1,4 +1,4 @@
--- Counts that never scan (issue 28): the exact total of a list without `q` is a sum over small
+-- Counts that never scan: the exact total of a list without `q` is a sum over small
 -- summary tables that the triggers below keep in step with every insert, update and delete of
 -- opportunities, in the writing statement's own transaction (so a reader sees the counts of the
 -- rows it sees). At 1,000,000 rows an unseen filter's count(*) took 522 ms (an index-only scan of

@@ -1,4 +1,4 @@
--- Trends over time (issue 32): each theme's mention points, and what the import derives from
+-- Trends over time: each theme's mention points, and what the import derives from
 -- them and stores on the theme (src/catalog/trend_rule.ts, src/ingest/trends.ts): its lifecycle
 -- status and its growth over 7 days, 90 days and a year (30 days is trend_change). Stored, not
 -- computed per request, so that the trending list filters and sorts by indexed columns.

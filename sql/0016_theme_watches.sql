@@ -1,4 +1,4 @@
--- Watches on themes (issue 32, src/watches/theme_watches.ts): a watch may follow the status
+-- Watches on themes (src/watches/theme_watches.ts): a watch may follow the status
 -- changes of the themes of its query's category (every theme without one): every change
 -- ('any') or only the changes to one status. The changes of an import are delivered once per
 -- watch, by the same jobs (webhook events, e-mail digests: a job with change_ids) and the feed.

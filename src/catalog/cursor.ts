@@ -1,5 +1,5 @@
 /**
- * Cursors of the paged lists (issue 28): `next_cursor` of one page is the `cursor` of the next,
+ * Cursors of the paged lists: `next_cursor` of one page is the `cursor` of the next,
  * found by keyset (the sort keys of the page's last item) in constant time at any depth, where an
  * offset reads every row before the page.
  *

@@ -1,5 +1,5 @@
 /**
- * A `q` read as a question (issue 27): best match and relevance on top of the keyword match of
+ * A `q` read as a question: best match and relevance on top of the keyword match of
  * opportunities.ts (stems, stop words and prefixes are in sql/0013_search_english.sql).
  *
  * - Units: `q` split as an agent writes it: each plain word, "quoted phrase" or `a OR b` group is

@@ -1,5 +1,5 @@
 /**
- * Similar opportunities and idea match (issue 27): the same ranked search as `q`, over the
+ * Similar opportunities and idea match: the same ranked search as `q`, over the
  * significant words of an opportunity (its title, description, key features, audience and theme
  * name) or of an idea's text.
  *

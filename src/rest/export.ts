@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/opportunities/export (issue 28): every opportunity of a filter, streamed as JSON
+ * GET /api/v1/opportunities/export: every opportunity of a filter, streamed as JSON
  * Lines or CSV, for the Business plan. The rows are read in keyset chunks of EXPORT_CHUNK (the
  * list's cursor, so each costs the same at any depth, and a row that existed when the export
  * began is sent exactly once even while imports run) and written as each chunk arrives.

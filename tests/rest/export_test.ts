@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/opportunities/export (issue 28): the export of a filter equals the list of the same
+ * GET /api/v1/opportunities/export: the export of a filter equals the list of the same
  * filter walked by cursor, as JSON Lines and as CSV; it costs 1 call per started 1,000 rows,
  * charged up front; Business only; a refusal charges nothing.
  */

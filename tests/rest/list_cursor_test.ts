@@ -1,5 +1,5 @@
 /**
- * Cursors and the depth limit of the paged lists (issue 28): next_cursor walks a filter exactly
+ * Cursors and the depth limit of the paged lists: next_cursor walks a filter exactly
  * once while rows are imported meanwhile, in every order; a cursor of other filters or a forged
  * one is a 422 invalid_cursor; a page past the depth limit is a 422 page_too_deep naming cursor;
  * neither is charged; MCP's query_opportunities answers the same.

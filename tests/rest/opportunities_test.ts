@@ -140,7 +140,7 @@ dbTest("GET /api/v1/opportunities: filters, order, paging and shape", async (db,
   await t.step("q: every word as a word prefix, any case, title or description", async () => {
     assert.deepEqual(idsOf((await list("?q=FLAKY")).items), byExt("opp-1", "opp-2"));
     assert.deepEqual(idsOf((await list("?q=daily%20invoice")).items), byExt("opp-3"));
-    // No row has both words: best match (issue 27) answers the rows with either, match any.
+    // No row has both words: best match answers the rows with either, match any.
     const either = await list("?q=invoice%20kubernetes");
     assert.equal(either.match, "any");
     assert.deepEqual(idsOf(either.items), byExt("opp-3"));

@@ -1,5 +1,5 @@
 /**
- * Similar opportunities and idea match (issue 27) on REST and MCP: the nearest first with a
+ * Similar opportunities and idea match on REST and MCP: the nearest first with a
  * similarity in 0..1, Pro only, 1 call each, 404 and 422 never charged; and REST and MCP give
  * the same answer, for these and for a best-match `q` with its `match`.
  */
