@@ -232,8 +232,7 @@ function build(): JsonSchema {
           'stems, stop words optional, "phrases", -exclusions, OR), ordered by relevance unless ' +
           "sort says otherwise; when no opportunity matches every word, the best matches " +
           "(most words first) with match=any. Without q: by score descending. Example: " +
-          "?q=chasing+late+invoices+for+freelance+designers. Pro and Business; costs 1 call. " +
-          PAGING,
+          `?q=late+invoices+for+freelance+designers. Pro and Business; costs 1 call. ${PAGING}`,
         parameters: queryParameters(OpportunityQuerySchema),
         result: "OpportunityList",
         proOnly: true,
@@ -280,8 +279,7 @@ function build(): JsonSchema {
         operationId: "listBlogPosts",
         summary: "List published blog analyses",
         description: "Newest first; with q, best match as in the opportunity list (match=any " +
-          "when no article holds every word: the most words first). Every plan; free of charge. " +
-          PAGING,
+          `when no article holds every word: the most words first). Every plan; free. ${PAGING}`,
         parameters: queryParameters(BlogQuerySchema),
         result: "BlogList",
         paged: true,
