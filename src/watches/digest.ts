@@ -32,11 +32,10 @@ export function digestMail(
   items: OpportunityListItem[],
   publicBaseUrl: string,
 ): WatchMail {
-  const unsubscribe = unsubscribeUrl(publicBaseUrl, watch.emailToken);
   const shown = items.slice(0, DIGEST_ITEMS);
   const more = items.length - shown.length;
   const count = `${items.length} new ${items.length === 1 ? "opportunity" : "opportunities"}`;
-  const text = [
+  return watchMail(watch, count, publicBaseUrl, [
     `${count} matched your watch "${watch.name}" in the latest import:`,
     "",
     ...shown.flatMap((o) => [
@@ -44,6 +43,22 @@ export function digestMail(
       `  ${o.url}`,
     ]),
     ...(more > 0 ? ["", `... and ${more} more: see your watch's feed or the API.`] : []),
+  ]);
+}
+
+/**
+ * A mail of a watch: `lines`, then the way to manage watches and the one-click unsubscribe link
+ * (also as List-Unsubscribe and List-Unsubscribe-Post, RFC 8058).
+ */
+export function watchMail(
+  watch: { name: string; emailToken: string; to: string },
+  count: string,
+  publicBaseUrl: string,
+  lines: string[],
+): WatchMail {
+  const unsubscribe = unsubscribeUrl(publicBaseUrl, watch.emailToken);
+  const text = [
+    ...lines,
     "",
     `Manage your watches: ${publicBaseUrl}/account`,
     `Stop these e-mails for this watch (no sign-in needed): ${unsubscribe}`,

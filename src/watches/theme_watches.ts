@@ -10,7 +10,7 @@
  */
 import type { Sql } from "../db/open.ts";
 import { TREND_STATUSES } from "../catalog/trend_rule.ts";
-import { unsubscribeUrl, type WatchMail } from "./digest.ts";
+import { type WatchMail, watchMail } from "./digest.ts";
 
 /** What a watch may follow: every change, or the changes to one status. */
 export const THEME_FOLLOWS = ["any", ...TREND_STATUSES] as const;
@@ -135,26 +135,13 @@ export function themeDigestMail(
   changes: ThemeChange[],
   publicBaseUrl: string,
 ): WatchMail {
-  const unsubscribe = unsubscribeUrl(publicBaseUrl, watch.emailToken);
   const count = `${changes.length} theme status ${changes.length === 1 ? "change" : "changes"}`;
-  const text = [
+  return watchMail(watch, count, publicBaseUrl, [
     `${count} for your watch "${watch.name}" in the latest import:`,
     "",
     ...changes.flatMap((c) => [
       `- ${c.theme.name} (${c.theme.category}): ${c.from_status} -> ${c.to_status}`,
       `  ${publicBaseUrl}/account/trends#theme-${c.theme.id}`,
     ]),
-    "",
-    `Manage your watches: ${publicBaseUrl}/account`,
-    `Stop these e-mails for this watch (no sign-in needed): ${unsubscribe}`,
-  ].join("\n");
-  return {
-    to: watch.to,
-    subject: `${count} for "${watch.name}"`,
-    text,
-    headers: {
-      "List-Unsubscribe": `<${unsubscribe}>`,
-      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    },
-  };
+  ]);
 }
