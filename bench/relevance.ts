@@ -211,21 +211,20 @@ async function runScale(url: string, questions: Question[]): Promise<string> {
       const body = await res.text();
       return { status: res.status, ms: performance.now() - started, body };
     };
-    const pass = async () => {
-      const out: { q: string; ms: number; status: number; total: number }[] = [];
-      for (const question of questions) {
-        const r = await get(question.q, keys[0]);
-        out.push({
-          q: question.q,
-          ms: r.ms,
-          status: r.status,
-          total: r.status === 200 ? JSON.parse(r.body).total : -1,
-        });
-      }
-      return out;
-    };
-    const first = await pass();
-    const repeated = await pass();
+    // Each question twice in a row: the first answer is a cache miss, the second is cached
+    // (entries live 60 s, so the repeat comes right after, as in bench/search.ts).
+    const first: { q: string; ms: number; status: number; total: number }[] = [];
+    const repeated: { ms: number; status: number }[] = [];
+    for (const question of questions) {
+      const r = await get(question.q, keys[0]);
+      first.push({
+        q: question.q,
+        ms: r.ms,
+        status: r.status,
+        total: r.status === 200 ? JSON.parse(r.body).total : -1,
+      });
+      repeated.push(await get(question.q, keys[0]));
+    }
     const statuses = new Map<number, number>();
     const loadMs: number[] = [];
     const until = performance.now() + duration * 1000;
@@ -243,7 +242,7 @@ async function runScale(url: string, questions: Question[]): Promise<string> {
     const worst = [...first].sort((a, b) => b.ms - a.ms)[0];
     const firstP95 = quantile(first.map((r) => r.ms), 0.95);
     const repeatedP95 = quantile(repeated.map((r) => r.ms), 0.95);
-    const non200 = first.concat(repeated).filter((r) => r.status !== 200).length;
+    const non200 = [...first, ...repeated].filter((r) => r.status !== 200).length;
     const served = [...statuses.values()].reduce((a, b) => a + b, 0);
     const unavailable = statuses.get(503) ?? 0;
     const [{ rows }] = await db.sql<{ rows: number }[]>`

@@ -270,8 +270,11 @@ export async function searchOpportunities(
     };
   }
   if (units.length < 2) return { rows: [], total: 0, match: "all", next_cursor: null };
-  // Best match: any unit, no exclusion.
-  const anyQuery = units.map((u) => `(${u.q})`).join(" | ");
+  // Best match: any unit, no exclusion. The rows are chosen by the rare units when there are two
+  // or more of them (common words only rank, as in an `all` answer: an OR of common words would
+  // count most of the catalogue), else by every unit.
+  const selecting = required.length >= 2 ? required : units;
+  const anyQuery = selecting.map((u) => `(${u.q})`).join(" | ");
   const match = (tx: Sql) =>
     tx`and o.search @@ ${anyQuery}::tsquery
       ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
@@ -280,8 +283,10 @@ export async function searchOpportunities(
     () => countOpportunities(sql, query, { forcePlans: force, match }),
   );
   const ranked = await memo(`anyranked:${filterKey}:${sort}`, async () => {
+    // Candidates: the best-scored rows of each unit, rarest first, until CANDIDATES are found.
     const found = new Map<number, ListRow>();
-    for (const unit of units) {
+    for (const unit of selecting) {
+      if (found.size >= candidates) break;
       const one = (tx: Sql) =>
         tx`and o.search @@ ${unit.q}::tsquery
           ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
