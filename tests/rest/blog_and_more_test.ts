@@ -178,6 +178,7 @@ Deno.test("the OpenAPI document passes a real OpenAPI 3.1 validator", async () =
     "/api/v1/overview",
     "/api/v1/themes/trending",
     "/api/v1/themes/{id}",
+    "/api/v1/themes/{id}/history",
     "/api/v1/usage",
     "/api/v1/watches",
     "/api/v1/watches/{id}",
