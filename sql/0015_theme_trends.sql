@@ -31,9 +31,15 @@ create index themes_trending_1y_idx on themes (growth_1y desc, id) where growth_
 -- Used in: getOverview's five fastest-rising themes (src/catalog/themes.ts), whatever their
 -- direction.
 create index themes_change_idx on themes (trend_change desc, id);
--- Used in: listTrendingThemes with a status, for every window (a status holds a fraction of the
--- themes; the top of that fraction by the window's growth is sorted in memory).
-create index themes_status_idx on themes (trend_status, trend_change desc, id)
+-- Used in: listTrendingThemes with a status, one per window: the page is read from the index in
+-- order (sorting the thousands of themes of a status cost 5-10 ms a call at 10,000 themes).
+create index themes_status_30d_idx on themes (trend_status, trend_change desc, id)
+  where trend_status is not null;
+create index themes_status_7d_idx on themes (trend_status, growth_7d desc nulls last, id)
+  where trend_status is not null;
+create index themes_status_90d_idx on themes (trend_status, growth_90d desc nulls last, id)
+  where trend_status is not null;
+create index themes_status_1y_idx on themes (trend_status, growth_1y desc nulls last, id)
   where trend_status is not null;
 
 -- Each change of a theme's status, recorded by the import that made it (src/ingest/trends.ts):

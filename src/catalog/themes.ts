@@ -70,7 +70,10 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
     : query.window === "30d"
     ? sql`t.trend_direction = 'up'`
     : sql`${growth} >= 10`;
-  const order = sql`order by ${growth} desc ${query.status ? sql`nulls last` : sql``}, t.id`;
+  // Growth over 7d, 90d and 1y is null for a short history: last in a status list. Each order
+  // is the order of its index (sql/0013_theme_trends.sql).
+  const nullsLast = query.status && query.window !== "30d";
+  const order = sql`order by ${growth} desc ${nullsLast ? sql`nulls last` : sql``}, t.id`;
   // The page's ids first, then their statistics: the opportunity counts of themeSelect are
   // computed for the page only, not for every theme of a status before the sort.
   const rows = await sql<ThemeRow[]>`
