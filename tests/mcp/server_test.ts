@@ -28,7 +28,7 @@ import { createMcpHandler } from "../../src/mcp/server.ts";
 import { createContent } from "../../src/catalog/content.ts";
 import { resetAtOf } from "../../src/accounts/usage.ts";
 
-const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme"];
+const PRO_TOOLS = ["query_opportunities", "list_trending_themes", "get_theme", "get_theme_history"];
 const FREE_TOOLS = [
   "get_overview",
   "get_opportunity",
@@ -358,6 +358,7 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
       query_opportunities: {},
       list_trending_themes: {},
       get_theme: { id: themes["flaky-ci"] },
+      get_theme_history: { id: themes["flaky-ci"] },
     };
     for (const name of PRO_TOOLS) {
       await t.step(`a Free key on ${name} gets plan_required`, async () => {
@@ -465,7 +466,7 @@ dbTest("MCP quota: exhausted gives quota_exceeded, free calls go on", async (db,
   const { client, lastHeaders, close } = await connect(served.url, { key: free.key });
   try {
     await t.step("initialize, tools/list and ping still work at the limit", async () => {
-      assert.equal((await client.listTools()).tools.length, 13);
+      assert.equal((await client.listTools()).tools.length, 14);
       await client.ping();
       assert.equal(await usedOf(db.sql, free.accountId), 20);
     });
@@ -577,7 +578,7 @@ dbTest("MCP keys: checked before JSON-RPC, in header, Bearer or ?api_key=", asyn
       ];
       for (const pending of variants) {
         const c = await pending;
-        assert.equal((await c.client.listTools()).tools.length, 13);
+        assert.equal((await c.client.listTools()).tools.length, 14);
         await c.close();
       }
     });
