@@ -11,12 +11,7 @@ import { TREND_STATUSES } from "../catalog/trend_rule.ts";
 const THEME_FOLLOWS = ["any", ...TREND_STATUSES] as const;
 
 /** What a watch follows of the themes of its query's category (src/watches/theme_watches.ts). */
-const ThemeStatusInput = z.enum(THEME_FOLLOWS, `must be one of ${THEME_FOLLOWS.join(", ")}`)
-  .describe(
-    "Also deliver the status changes of the themes of query.category (every theme without " +
-      "one): any for every change, or a status (emerging, rising, steady, peaked, declining) " +
-      "for the themes that turn to it. Delivered once per change, after the import that made it",
-  );
+const ThemeStatusInput = z.enum(THEME_FOLLOWS, `must be one of ${THEME_FOLLOWS.join(", ")}`);
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
 
@@ -58,7 +53,11 @@ export const WatchCreateSchema = z.strictObject({
   deliveries: DeliveriesInputSchema.describe(
     "At least one of webhook, email, feed. Free accounts may use email and feed only.",
   ),
-  theme_status: ThemeStatusInput.nullable().optional(),
+  theme_status: ThemeStatusInput.nullable().optional().describe(
+    "Also deliver the status changes of the themes of query.category (every theme without " +
+      "one): any for every change, or a status (emerging, rising, steady, peaked, declining) " +
+      "for the themes that turn to it. Delivered once per change, after the import that made it",
+  ),
 });
 export type WatchCreate = z.infer<typeof WatchCreateSchema>;
 
