@@ -6,7 +6,7 @@
  * - a theme's history (week and month, whole and bounded) and the detail's 26 weeks,
  * - the import of one more week of points for every theme (upsert, recomputation of every
  *   theme's figures, status changes and the theme watches' matching, one transaction).
- * Writes bench/TRENDS.md. Never run it on a database you need: it migrates and writes.
+ * Writes bench/results/TRENDS.md. Never run it on a database you need: it migrates and writes.
  *
  *   createdb -h 127.0.0.1 -U postgres -T oppintel_1m oppintel_1m_32
  *   deno task bench:trends --database oppintel_1m_32 [--runs 200]
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     database: { type: "string" },
     runs: { type: "string", default: "200" },
     themes: { type: "string", default: "10000" },
-    out: { type: "string", default: "bench/TRENDS.md" },
+    out: { type: "string", default: "bench/results/TRENDS.md" },
   },
 });
 if (!values.database) throw new Error("--database NAME is required");
