@@ -6,8 +6,8 @@
  * PostgreSQL, with the default sort (relevance with q). Measured per engine and surface: the
  * zero-result rate and precision at 10 normalised by the most that exists (right answers among
  * the first ten, over min(10, right answers)). Targets: zero results <= 1%, normalised
- * precision >= 0.95. Written to bench/RELEVANCE.md (the section between the markers) and
- * bench/RELEVANCE.json.
+ * precision >= 0.95. Written to bench/results/RELEVANCE.md (the section between the markers) and
+ * bench/results/RELEVANCE.json.
  *
  * Flags: --engines embedded,postgres (default both); --count N questions (default 160).
  * PostgreSQL: TEST_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
@@ -277,7 +277,7 @@ if (import.meta.main && Deno.args.includes("--scale")) {
   );
   const section = await runScale(option("scale", ""), questions);
   console.log(section);
-  const path = `${ROOT}bench/RELEVANCE.md`;
+  const path = `${ROOT}bench/results/RELEVANCE.md`;
   const doc = await Deno.readTextFile(path);
   const [start, end] = ["<!-- scale:start -->", "<!-- scale:end -->"];
   const at = doc.indexOf(start), to = doc.indexOf(end);
@@ -303,10 +303,10 @@ if (import.meta.main && Deno.args.includes("--scale")) {
   const section = render(results, questions);
   console.log(section);
   await Deno.writeTextFile(
-    `${ROOT}bench/RELEVANCE.json`,
+    `${ROOT}bench/results/RELEVANCE.json`,
     JSON.stringify({ measuredAt: new Date().toISOString(), results }, null, 2) + "\n",
   );
-  const path = `${ROOT}bench/RELEVANCE.md`;
+  const path = `${ROOT}bench/results/RELEVANCE.md`;
   const doc = await Deno.readTextFile(path).catch(() => "");
   const [start, end] = ["<!-- relevance:start -->", "<!-- relevance:end -->"];
   const at = doc.indexOf(start), to = doc.indexOf(end);

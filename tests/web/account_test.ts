@@ -150,7 +150,7 @@ dbTest("account area: sign up, verify, create a key, use it, revoke it", async (
       }),
     );
     assert.equal(mcp.status, 200, "the new key works on MCP");
-    assert.equal((await mcp.json()).result.tools.length, 15);
+    assert.equal((await mcp.json()).result.tools.length, 16);
     const { text } = await browser.get("/account");
     assert.match(text, /<strong>1<\/strong> of 20 calls used this month/);
   });

@@ -163,7 +163,7 @@ Deno.test({
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
         });
         assert.equal(mcp.status, 200, "the new key works on MCP");
-        assert.equal((await mcp.json()).result.tools.length, 15);
+        assert.equal((await mcp.json()).result.tools.length, 16);
 
         await page.goto(`${base}/account`);
         assert.match(await page.locator("#usage").textContent() ?? "", /1\s+of 20 calls used/);
