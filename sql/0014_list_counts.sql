@@ -23,9 +23,14 @@ create table opportunity_counts (
   recommendation text not null,
   score smallint not null,
   is_online_deliverable boolean not null,
-  n bigint not null,
-  primary key (channel_name, theme_id, platform, recommendation, score, is_online_deliverable)
+  n bigint not null
 );
+-- The key holds the channel's digest, not the channel: a channel and a platform may each take
+-- 2,000 bytes (500 four-byte characters), and both in one index row would pass PostgreSQL's
+-- 2,704-byte limit (the import of such a record would fail). A lookup by channel compares the
+-- digest (the index) and the name (the row).
+create unique index opportunity_counts_key on opportunity_counts
+  (md5(channel_name), theme_id, platform, recommendation, score, is_online_deliverable);
 
 create table opportunity_counts_by_theme (
   theme_id integer not null,
@@ -79,7 +84,8 @@ as $$
     insert into opportunity_counts as t
       (channel_name, theme_id, platform, recommendation, score, is_online_deliverable, n)
     select * from d order by 1, 2, 3, 4, 5, 6
-    on conflict (channel_name, theme_id, platform, recommendation, score, is_online_deliverable)
+    on conflict (md5(channel_name), theme_id, platform, recommendation, score,
+      is_online_deliverable)
     do update set n = t.n + excluded.n
   $sql$, source)
 $$;

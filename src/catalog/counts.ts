@@ -27,7 +27,11 @@ export async function countFromSummary(sql: Sql, filter: CountFilter): Promise<n
     where true
     ${filter.online_only ? sql`and c.is_online_deliverable` : sql``}
     ${filter.platform ? sql`and lower(c.platform) = lower(${filter.platform})` : sql``}
-    ${filter.channel ? sql`and c.channel_name = ${filter.channel}` : sql``}
+    ${
+    filter.channel
+      ? sql`and md5(c.channel_name) = md5(${filter.channel}) and c.channel_name = ${filter.channel}`
+      : sql``
+  }
     ${filter.min_score > 0 ? sql`and c.score >= ${filter.min_score}` : sql``}
     ${filter.recommendation ? sql`and c.recommendation = ${filter.recommendation}` : sql``}
     ${

@@ -36,7 +36,11 @@ async function rest(
     }),
   );
   const text = await res.text();
-  return { res, body: text ? JSON.parse(text) : undefined };
+  // The export answers JSON Lines: its first line stands for the answer.
+  const json = res.headers.get("content-type")?.startsWith("application/x-ndjson")
+    ? text.split("\n")[0]
+    : text;
+  return { res, body: json ? JSON.parse(json) : undefined };
 }
 
 /** A tools/call over the 2025-era stateless JSON transport. */
