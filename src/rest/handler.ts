@@ -73,6 +73,7 @@ const ROUTES: Route[] = [
   route("/api/v1/categories", OPERATIONS.listCategories, "query"),
   route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, "query"),
   route("/api/v1/themes/:id", OPERATIONS.getTheme, "path"),
+  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "query"),
   route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 

@@ -27,12 +27,14 @@ export function restEndpoints(): { path: string; parameters: Parameter[] }[] {
     }));
 }
 
-/** Fails when `res` is a 500 or an internal_error; the body, parsed when it is JSON. */
+/** Fails when `res` is a 500 or an internal_error; the body, parsed when it is JSON (the export
+ * answers JSON Lines or CSV). */
 export async function assertNoInternalError(res: Response, what: string): Promise<unknown> {
   assert.notEqual(res.status, 500, what);
   const text = await res.text();
   assert.doesNotMatch(text, /internal_error/, what);
-  return text.startsWith("{") ? JSON.parse(text) : text;
+  const json = res.headers.get("content-type")?.startsWith("application/json");
+  return json && text.startsWith("{") ? JSON.parse(text) : text;
 }
 
 /** A tools/call as a stateless 2025 client or a 2026-07-28 client sends it. */
