@@ -17,6 +17,23 @@ import { createBenchKeys, quotaKeeper } from "./prepare.ts";
 import { freePort, start, stopAll, waitReady } from "./procs.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
 import postgres from "postgres";
+import { exitWithHelpIfAsked } from "./args.ts";
+
+exitWithHelpIfAsked(`
+Usage: deno task bench:lists --database NAME [flags]
+
+List scenarios at scale on a copy of the 1M database, this checkout (B) beside main (A) and the
+FastAPI + asyncpg peer (bench/peer_fastapi.py): random filters and pages, a walk by cursor, deep
+pages, fixed filter and keywords. Prints its figures (notes in bench/results/LISTS.md).
+
+Flags:
+  --database NAME        The database (a copy; it is migrated)
+  --duration S           Seconds of each load run (default 30)
+  --connections N        Connections (default 50)
+  --rounds N             A/B rounds (default 2)
+  --peer-python PATH     The Python with fastapi, uvicorn and asyncpg (default python3)
+  --scenarios LIST       random,walk,deep,fixed,keyword (default all)
+`);
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

@@ -22,6 +22,21 @@ import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { createApiKey } from "../src/accounts/api_keys.ts";
 import { type Question, relevanceQuestions } from "./relevance_questions.ts";
+import { exitWithHelpIfAsked } from "./args.ts";
+
+exitWithHelpIfAsked(`
+Usage: deno task bench:relevance [flags]
+
+The judged questions (bench/relevance_questions.ts) through REST and MCP on the demo data (2,000
+opportunities), embedded and PostgreSQL: zero-result rate and normalised precision at 10.
+Writes bench/results/RELEVANCE.md (between its markers) and bench/results/RELEVANCE.json.
+
+Flags:
+  --engines LIST   embedded,postgres (default both)
+  --count N        Questions (default 160)
+  --scale URL      Instead: the same questions on an existing 1,000,000-row PostgreSQL database
+                   (first and repeated p95, 50 callers of random questions)
+`);
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const BASE = "http://relevance.bench";

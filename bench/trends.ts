@@ -21,6 +21,15 @@ import { TREND_STATUSES } from "../src/catalog/trend_rule.ts";
 import { TrendingQuerySchema } from "../src/catalog/schemas.ts";
 import { recomputeTrends } from "../src/ingest/trends.ts";
 import { importLines } from "../src/ingest/import.ts";
+import { exitWithHelpIfAsked } from "./args.ts";
+
+exitWithHelpIfAsked(`
+Usage: deno task bench:trends --database NAME [--runs 200] [--themes 10000]
+
+Theme trends at scale on a COPY of the 1M database (it migrates and writes): the trending list
+per window and status, a history, and the import of a week of points. Writes
+bench/results/TRENDS.md (--out FILE to change).
+`);
 
 const { values } = parseArgs({
   args: Deno.args,
