@@ -14,41 +14,20 @@ import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { InvalidCursorError } from "../../src/platform/errors.ts";
 import { dbTest } from "../helpers/db.ts";
+import { oneThemeLines } from "../helpers/imports.ts";
 
 const ROWS = 37;
 
 function lines(): string[] {
-  const words = ["invoice reminders", "invoice portal", "quokka tracker", "invoice quokka"];
-  return [
-    { type: "category", slug: "c", name: "C", description: "" },
-    {
-      type: "theme",
-      slug: "t",
-      category: "c",
-      name: "T",
-      summary: "",
-      mentions_30d: 1,
-      mentions_prev_30d: 1,
-    },
-    ...Array.from({ length: ROWS }, (_, i) => ({
-      type: "opportunity",
-      external_id: `o${i}`,
-      theme: "t",
-      platform: "reddit",
-      channel_name: "x",
-      // Every row holds "invoice" or "quokka", never "kubernetes"; scores tie in threes.
-      title: `${words[i % 3]} number ${i}`,
-      description: i % 5 === 0 ? "for freelance designers" : "for agencies",
-      recommendation: "Build",
-      score: 40 + Math.floor(i / 3),
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `2026-05-${String(1 + (i % 20)).padStart(2, "0")}T10:00:00Z`,
-    })),
-  ].map((r) => JSON.stringify(r));
+  const words = ["invoice reminders", "invoice portal", "quokka tracker"];
+  // Every row holds "invoice" or "quokka", never "kubernetes"; scores tie in threes.
+  return oneThemeLines(Array.from({ length: ROWS }, (_, i) => ({
+    external_id: `o${i}`,
+    title: `${words[i % 3]} number ${i}`,
+    description: i % 5 === 0 ? "for freelance designers" : "for agencies",
+    score: 40 + Math.floor(i / 3),
+    day: `2026-05-${String(1 + (i % 20)).padStart(2, "0")}`,
+  }))).map((r) => JSON.stringify(r));
 }
 
 function memo(): Memo {

@@ -10,6 +10,7 @@ import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";
+import { oneThemeLines } from "../helpers/imports.ts";
 
 const TEXTS: [string, string, string, number, string][] = [
   // external_id, title, description, score, created_at
@@ -23,33 +24,15 @@ const TEXTS: [string, string, string, number, string][] = [
 
 function lines(): string[] {
   return [
-    { type: "category", slug: "c", name: "C", description: "" },
-    {
-      type: "theme",
-      slug: "t",
-      category: "c",
-      name: "T",
-      summary: "",
-      mentions_30d: 1,
-      mentions_prev_30d: 1,
-    },
-    ...TEXTS.map(([external_id, title, description, score, day]) => ({
-      type: "opportunity",
-      external_id,
-      theme: "t",
-      platform: "reddit",
-      channel_name: "x",
-      title,
-      description,
-      recommendation: "Build",
-      score,
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `${day}T10:00:00Z`,
-    })),
+    ...oneThemeLines(
+      TEXTS.map(([external_id, title, description, score, day]) => ({
+        external_id,
+        title,
+        description,
+        score,
+        day,
+      })),
+    ),
     ...[
       ["cafe-guide", "A café guide for AI founders", "Accents and case", "2026-05-01"],
       ["fox-story", "The quick brown fox", "A story about lazy dogs", "2026-05-02"],

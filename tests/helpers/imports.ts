@@ -41,3 +41,38 @@ export const OPPORTUNITY = {
   is_online_deliverable: true,
   created_at: "2026-05-01T00:00:00Z",
 };
+
+/** Import lines of one category `c` with one theme `t`, and an opportunity of `t` per text. */
+export function oneThemeLines(
+  texts: { external_id: string; title: string; description: string; score: number; day: string }[],
+): Record<string, unknown>[] {
+  return [
+    { type: "category", slug: "c", name: "C", description: "" },
+    {
+      type: "theme",
+      slug: "t",
+      category: "c",
+      name: "T",
+      summary: "",
+      mentions_30d: 1,
+      mentions_prev_30d: 1,
+    },
+    ...texts.map(({ external_id, title, description, score, day }) => ({
+      type: "opportunity",
+      external_id,
+      theme: "t",
+      platform: "reddit",
+      channel_name: "x",
+      title,
+      description,
+      recommendation: "Build",
+      score,
+      pain_point_intensity: 5,
+      willingness_to_pay_score: 5,
+      tech_difficulty: 5,
+      sustainability_score: 5,
+      is_online_deliverable: true,
+      created_at: `${day}T10:00:00Z`,
+    })),
+  ];
+}
