@@ -87,7 +87,7 @@ try {
       `${RUNS} timed calls per line after 5 warm-up calls, one at a time, no answer cache.`,
   );
   say(
-    `Machine: 2 cores shared with three other working sessions (load average ` +
+    `Machine: 2 cores (load average ` +
       `${Deno.loadavg().map((n) => n.toFixed(1)).join(", ")} at the start).`,
   );
   say();
