@@ -29,6 +29,7 @@ import type { Sql } from "../db/open.ts";
 import { MethodNotAllowedError, QuotaExceededError } from "../platform/errors.ts";
 import { errorResponse, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
+import { csvLine } from "./csv.ts";
 
 /** Rows per chunk read, and per call charged. */
 export const EXPORT_CHUNK = 1000;
@@ -50,16 +51,6 @@ export const ExportQuerySchema = z.object({
 });
 
 const COLUMNS = Object.keys(OpportunityListItemSchema.shape) as (keyof OpportunityListItem)[];
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-function csvField(value: unknown): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-function csvLine(item: OpportunityListItem): string {
-  return COLUMNS.map((c) => csvField(item[c])).join(",") + "\r\n";
-}
 
 /** What the export needs of the REST edge. */
 export interface ExportDeps {
@@ -161,7 +152,7 @@ function exportStream(
           toListItem(r, deps.content.publicBaseUrl)
         );
         for (const item of items) {
-          text += run.format === "csv" ? csvLine(item) : JSON.stringify(item) + "\n";
+          text += run.format === "csv" ? csvLine(COLUMNS, item) : JSON.stringify(item) + "\n";
         }
         sent += items.length;
         cursor = nextCursor(chunk, rows) ?? undefined;

