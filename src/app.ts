@@ -13,6 +13,7 @@ import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes, withBody } from "./platform/body.ts";
 import { checkRequestHead } from "./platform/limits.ts";
+import { getOfHead } from "./platform/head.ts";
 
 /**
  * The methods whose body the public web reads before routing (its forms). The API and MCP edges
@@ -96,14 +97,13 @@ export function createApp(
     if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
     const requestId = requestIdOf(request);
     const isMcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
-    // HEAD is answered as GET without the body (RFC 9110 9.3.2), charged as GET is.
+    // HEAD is answered as GET without the body (RFC 9110 9.3.2), charged as GET is (but for the
+    // export, whose price is the rows it sends: src/platform/head.ts).
     const head = request.method === "HEAD";
     let outcome: Outcome;
     try {
       checkRequestHead(request);
-      const asked = head
-        ? new Request(request.url, { headers: request.headers, signal: request.signal })
-        : request;
+      const asked = head ? getOfHead(request) : request;
       outcome = await route(asked, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);
