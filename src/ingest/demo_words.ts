@@ -1487,7 +1487,7 @@ export const TITLES = [
 ];
 
 /**
- * Where a title's audience is, when a run is larger than the titles without one (about 30,000):
+ * Where a title's audience is, when a run is larger than the titles without one (about 26,500):
  * the detail that keeps every title distinct, and the region of the market it names.
  */
 export const PLACES: readonly [city: string, region: string][] = [

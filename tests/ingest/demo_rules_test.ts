@@ -14,7 +14,7 @@
  * 6. A quote's source_url is a public thread of its platform (on Reddit, of its subreddit), never
  *    a user's profile.
  * 7. Titles stay distinct at any size: the title combinations are all different texts, and the
- *    first three rounds of them (about 90,000 rows) have no title twice; a title with a place
+ *    first three rounds of them (about 80,000 rows) have no title twice; a title with a place
  *    ("plumbers in Leeds") names the market of that place's region.
  */
 import assert from "node:assert/strict";
