@@ -3,7 +3,7 @@
  * theme's), job, outcome, product (one of the category's) and template: a "combination". Every
  * template uses every slot, so two combinations never give the same text (the rules test checks
  * all of them). Opportunity i takes combination perm_q(i mod N), where N is the number of
- * combinations (about 26,500), q = floor(i / N) and perm_q a seeded permutation: the first N
+ * combinations (about 26,000), q = floor(i / N) and perm_q a seeded permutation: the first N
  * opportunities are N different combinations in a shuffled order, and each later round repeats
  * them with its own place after the audience ("plumbers in Leeds"). A theme's share of the
  * opportunities is its share of the combinations.

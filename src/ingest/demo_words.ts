@@ -161,12 +161,7 @@ export const CATEGORIES: DemoCategory[] = [
             "plan for quarterly tax payments",
             "see their runway at a glance",
           ],
-          audiences: [
-            "small agency owners",
-            "independent consultants",
-            "bookkeepers for small businesses",
-            "solo accountants",
-          ],
+          audiences: ["small agency owners", "independent consultants"],
           outcomes: [
             "from live bank data",
             "without a spreadsheet marathon",
@@ -1343,7 +1338,7 @@ export const CATEGORIES: DemoCategory[] = [
       "ML engineers": [r("MachineLearning"), r("LocalLLaMA"), se("datascience"), ghDiscussions],
       "non-technical founders": [r("startups"), r("nocode"), ih("Ideas and Validation")],
     },
-    products: ["AI assistant", "Excel add-in", "lightweight web app", "self-hosted tool"],
+    products: ["AI assistant", "lightweight web app", "self-hosted tool", "hosted service"],
     competitors: ["Metabase", "Tableau", "Helicone", "Docparser", "Airtable", "LangSmith"],
     reference: [
       "the OpenAI guide to prompt caching",
@@ -1487,7 +1482,7 @@ export const TITLES = [
 ];
 
 /**
- * Where a title's audience is, when a run is larger than the titles without one (about 26,500):
+ * Where a title's audience is, when a run is larger than the titles without one (about 26,000):
  * the detail that keeps every title distinct, and the region of the market it names.
  */
 export const PLACES: readonly [city: string, region: string][] = [
