@@ -14,6 +14,7 @@ import type { WatchService } from "./watches/service.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes, withBody } from "./platform/body.ts";
 import { checkRequestHead } from "./platform/limits.ts";
 import { getOfHead } from "./platform/head.ts";
+import { BILLING_WEBHOOK_PATH } from "./web/handler.ts";
 
 /**
  * The methods whose body the public web reads before routing (its forms). The API and MCP edges
@@ -78,8 +79,10 @@ export function createApp(
       return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
-    // The web's forms are read whole, within the deadline and the bound, before routing.
-    const body = BODY_METHODS.has(request.method)
+    // The web's forms are read whole, within the deadline and the bound, before routing; a
+    // Stripe delivery without a signature is refused unread (web/handler.ts).
+    const unsigned = path === BILLING_WEBHOOK_PATH && !request.headers.has("stripe-signature");
+    const body = BODY_METHODS.has(request.method) && !unsigned
       ? await readBodyBytes(request, bodyTimeoutMs)
       : null;
     const page = await deps.web?.(withBody(request, body), info);
