@@ -30,7 +30,7 @@ Deno.test({
             .then(([row]) => row.i));
       // A session the socket lost hangs every later statement: a bound wait, so that a regression
       // fails here instead of holding the suite (not a speed assertion).
-      let timer = 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const hung = new Promise<never>((_, reject) => {
         timer = setTimeout(
           () => reject(new Error("the embedded database stopped answering")),
