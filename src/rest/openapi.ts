@@ -55,8 +55,8 @@ export const ErrorBodySchema = z.object({
     'invalid_cursor and page_too_deep: "cursor", the parameter to use or fix',
   ),
   reason: z.enum(["malformed", "other_list"]).optional().describe(
-    "invalid_cursor: malformed (damaged or not made by this service) or other_list (made by a " +
-      "list of other filters or another sort)",
+    "invalid_cursor: malformed (damaged, not signed by this service, or a key out of its range) " +
+      "or other_list (made by a list of other filters or another sort)",
   ),
   max_depth: z.number().int().optional().describe(
     "page_too_deep: the deepest item a page number reaches (page * page_size)",
@@ -152,7 +152,7 @@ function operation(spec: OperationSpec) {
     "422": error(
       "invalid_parameter, with one details entry per bad parameter" +
         (spec.paged
-          ? `; invalid_cursor (a cursor of other filters or sort, or a damaged one); ` +
+          ? `; invalid_cursor (a cursor of other filters or sort, or a damaged or forged one); ` +
             `page_too_deep (page * page_size over ${MAX_PAGE_DEPTH}: continue with cursor). ` +
             "Not charged"
           : ""),
