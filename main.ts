@@ -130,6 +130,7 @@ export function buildHandler(
     web: createWebHandler({
       sql: db.sql,
       context,
+      content,
       mailer,
       contactEmail: config.contactEmail,
       watches,

@@ -12,6 +12,7 @@ import {
   countOpportunities,
   type DetailRow,
   getOpportunity,
+  type ListQuery,
   readOpportunityPage,
   toDetail,
   toListItem,
@@ -30,7 +31,6 @@ import type {
   Category,
   OpportunityDetail,
   OpportunityList,
-  OpportunityQuery,
   Overview,
   ThemeDetail,
   TrendingQuery,
@@ -41,7 +41,8 @@ import type {
 export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
-  listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
+  /** The list of `query`; `theme` is the public pages' filter (ListQuery). */
+  listOpportunities(version: number, query: ListQuery): Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
    * read it at `version` (no second query).
