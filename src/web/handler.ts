@@ -188,18 +188,23 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       if (deps.billing && list.source !== "stripe") prices = undefined;
       return list;
     })();
+  const renderHomePage = async (version?: number) => {
+    // Without the database the home page still answers, without its live part.
+    const live = version === undefined
+      ? undefined
+      : await readHomeLive(content, version).catch(() => undefined);
+    return await staticPage(
+      renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
+        prices: await priceList(),
+        selfServe: deps.billing !== undefined,
+        live: live && renderHomeLive(live),
+      }),
+    );
+  };
   const homePage = async () => {
-    const version = await readDataVersion(deps.sql);
-    return (await cachedPage(cache, version, "home", async () => {
-      const [list, live] = await Promise.all([priceList(), readHomeLive(content, version)]);
-      return await staticPage(
-        renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
-          prices: list,
-          selfServe: deps.billing !== undefined,
-          live: renderHomeLive(live),
-        }),
-      );
-    }))!;
+    const version = await readDataVersion(deps.sql).catch(() => undefined);
+    if (version === undefined) return await renderHomePage();
+    return (await cachedPage(cache, version, "home", () => renderHomePage(version)))!;
   };
   let docs: Promise<Rendered> | undefined;
   const docsPage = () => docs ??= staticPage(renderDocs());

@@ -156,6 +156,12 @@ dbTest("the public catalogue: pages, filters, links, no paid field", async (db, 
     assert.match(second, /href="\/opportunities\?theme=legacy-docs" rel="prev"/);
     assert.deepEqual(linkedIds(first).filter((id) => linkedIds(second).includes(id)), []);
   });
+  await t.step("/opportunities/ redirects to /opportunities with its query", async () => {
+    const response = await app.get("/opportunities/?q=invoice");
+    assert.equal(response.status, 301);
+    assert.equal(response.headers.get("location"), "/opportunities?q=invoice");
+    await response.body?.cancel();
+  });
   await t.step("/themes/{slug}: status, chart, best opportunities, the way further", async () => {
     const { page } = await get("/themes/flaky-ci");
     assert.match(page, /<h1>Flaky CI pipelines<\/h1>/);

@@ -53,11 +53,7 @@ export function readCatalogueQuery(
 
 /** The list query of a catalogue query: every deliverable, the API's order. */
 export function listQueryOf(query: CatalogueQuery): ListQuery {
-  return {
-    ...query,
-    online_only: false,
-    page_size: PUBLIC_PAGE_SIZE,
-  } as ListQuery;
+  return { ...query, online_only: false, page_size: PUBLIC_PAGE_SIZE };
 }
 
 /** The catalogue's path for `query` (empty filters left out, page 1 without its number). */

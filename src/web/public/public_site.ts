@@ -33,7 +33,7 @@ const CATEGORY_BEST = 10;
 
 /** True for the paths of the public catalogue (an unknown slug is a 404 page there). */
 export function isPublicSitePath(path: string): boolean {
-  return path === "/opportunities" || path.startsWith("/themes/") ||
+  return path === "/opportunities" || path === "/opportunities/" || path.startsWith("/themes/") ||
     path.startsWith("/categories/");
 }
 
@@ -44,6 +44,10 @@ export async function publicSitePage(
 ): Promise<Rendered | undefined> {
   const path = url.pathname;
   const base = deps.context.publicBaseUrl;
+  if (path === "/opportunities/") {
+    const location = `/opportunities${url.search}`;
+    return { status: 301, body: "", contentType: "text/plain; charset=utf-8", etag: "", location };
+  }
   if (path === "/opportunities") {
     const read = readCatalogueQuery(url);
     if ("problems" in read) {
