@@ -136,6 +136,7 @@ export function buildHandler(
     web: createWebHandler({
       sql: db.sql,
       context,
+      content,
       mailer,
       contactEmail: config.contactEmail,
       watches,

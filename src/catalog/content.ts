@@ -12,6 +12,7 @@ import {
   countOpportunities,
   type DetailRow,
   getOpportunity,
+  type ListQuery,
   readOpportunityPage,
   toDetail,
   toListItem,
@@ -30,7 +31,6 @@ import type {
   Category,
   OpportunityDetail,
   OpportunityList,
-  OpportunityQuery,
   Overview,
   ThemeDetail,
   TrendingQuery,
@@ -41,7 +41,8 @@ import type {
 export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
-  listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
+  /** The list of `query`; `theme` is the public pages' filter (ListQuery). */
+  listOpportunities(version: number, query: ListQuery): Promise<OpportunityList>;
   /**
    * The pages of the list at `query` for an export (src/rest/export.ts): the list's own answer
    * (the same code, best match and relevance included), read afresh and not cached, page after

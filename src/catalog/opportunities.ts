@@ -3,10 +3,18 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
+import { threadUrl } from "./evidence_url.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
 import { afterCursor, keyColumns, rank } from "./opportunity_cursor.ts";
+
+/**
+ * A list query as the catalogue's own pages ask it: the API's filters and one more, `theme` (a
+ * theme slug), which only the public pages offer (src/web/public/); the cache keys, counts and
+ * searches carry it like any other filter.
+ */
+export type ListQuery = OpportunityQuery & { theme?: string };
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
@@ -101,7 +109,7 @@ export function toListItem(row: ListRow, base: string): OpportunityListItem {
  */
 export function listFilter(
   sql: Sql,
-  query: OpportunityQuery,
+  query: ListQuery,
   match?: postgres.Fragment,
 ): postgres.Fragment {
   return sql`
@@ -116,6 +124,11 @@ export function listFilter(
       ? sql`and o.theme_id in (
           select t.id from themes t join categories c on c.id = t.category_id
           where c.slug = ${query.category})`
+      : sql``
+  }
+    ${
+    query.theme
+      ? sql`and o.theme_id = (select t.id from themes t where t.slug = ${query.theme})`
       : sql``
   }
     ${match ?? matchesKeywords(sql, sql`o.search`, query.q)}
@@ -300,7 +313,13 @@ export type DetailRow = Omit<ListRow, "created_at"> & {
   differentiation: string;
   risks: string[];
   related_slug: string | null;
-  evidence: { quote: string; platform: string; channel_name: string; posted_at: string }[];
+  evidence: {
+    quote: string;
+    platform: string;
+    channel_name: string;
+    posted_at: string;
+    source_url: string | null;
+  }[];
 };
 
 /**
@@ -320,7 +339,8 @@ export function detailJson(sql: Sql, id: number): postgres.Fragment {
           order by b.published_at desc, b.slug limit 1) as related_slug,
         coalesce((
           select json_agg(e order by e.posted_at desc, e.id desc) from (
-            select q.id, q.quote, q.platform, q.channel_name, q.posted_at from evidence_quotes q
+            select q.id, q.quote, q.platform, q.channel_name, q.posted_at, q.source_url
+            from evidence_quotes q
             where q.opportunity_id = o.id order by q.posted_at desc, q.id desc limit 5) e
         ), '[]') as evidence
       from opportunities o where o.id = ${id}) d)`;
@@ -336,6 +356,15 @@ export async function getOpportunity(
   const [{ detail }]: [{ detail: DetailRow | null }] = await sql`
     select ${detailJson(sql, id)} as detail`;
   return toDetail(detail, id, ctx);
+}
+
+/**
+ * The detail as a plan reads it: evidence links (source_url) are for Pro and Business, so a Free
+ * caller's evidence has none (docs/rest.md). The cached detail is shared by every plan.
+ */
+export function detailForPlan(detail: OpportunityDetail, plan: string): OpportunityDetail {
+  if (plan !== "free") return detail;
+  return { ...detail, evidence: detail.evidence.map(({ source_url: _, ...e }) => e) };
 }
 
 /** Shapes a row of detailJson into the detail answer; 404 when there is none. */
@@ -363,6 +392,7 @@ export function toDetail(
       platform: e.platform,
       channel_name: e.channel_name,
       posted_at: iso(e.posted_at),
+      source_url: threadUrl(e.source_url),
     })),
   };
 }

@@ -195,7 +195,14 @@ function remoteConfig(base: string): string {
 export function renderHome(
   base: string,
   surfaces: Surfaces,
-  options: { prices?: PriceList; selfServe?: boolean } = {},
+  options: {
+    prices?: PriceList;
+    selfServe?: boolean;
+    // ---- The live catalogue (src/web/public/home_live.ts) ----
+    /** The catalogue's counts and example questions, shown after the introduction. */
+    live?: SafeHtml;
+    // ---- end of the live catalogue ----
+  } = {},
 ): string {
   const prices = options.prices ?? LIST_PRICES;
   const change = options.selfServe
@@ -223,6 +230,7 @@ export function renderHome(
     Protocol (MCP) endpoint that AI clients call as tools. Start free with ${calls(free)} calls a
     month: <a href="/account">create an account</a>.</p>
     </section>
+    ${options.live}
 
     <section>
       <h2 id="plans-title">Plans</h2>
