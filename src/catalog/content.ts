@@ -50,7 +50,7 @@ export interface Content {
    */
   exportPages(
     version: number,
-    query: OpportunityQuery,
+    query: ListQuery,
   ): (cursor: string | undefined) => Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
@@ -109,7 +109,7 @@ export function createContent(
    */
   async function listAnswer(
     version: number,
-    query: OpportunityQuery,
+    query: ListQuery,
     memo?: Memo,
   ): Promise<OpportunityList> {
     // The count depends on the filters only: not on the page, its size or the order.

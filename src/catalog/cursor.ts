@@ -12,7 +12,7 @@
  * Both checks come before any query and any charge: anything else is a 422 invalid_cursor.
  *
  * The secrets: CURSOR_SECRET (a list: the first signs, all verify, for rotation), else one made
- * once and kept in the database (sql/0019_cursor_secret.sql), so that every instance on a
+ * once and kept in the database (sql/0018_cursor_secret.sql), so that every instance on a
  * database signs alike with no setting (useCursorSecrets, storedCursorSecret).
  */
 import { createHash, createHmac } from "node:crypto";

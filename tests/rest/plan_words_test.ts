@@ -41,7 +41,14 @@ dbTest("plan_required and quota_exceeded say what to do, with upgrade_url", asyn
   await t.step("REST: the export on Pro needs Business, in words", async () => {
     const body = await (await app.get("/api/v1/opportunities/export", pro.key)).json();
     assert.equal(body.message, "Exporting opportunities needs the Business plan; you are on Pro");
-    assert.ok(String(body.upgrade_url).endsWith("/account"), body.upgrade_url);
+    assert.equal(body.upgrade_url, UPGRADE);
+  });
+  await t.step("REST: an export the quota cannot pay carries upgrade_url too", async () => {
+    const business = await makeKey(db.sql, "business");
+    await setUsed(db.sql, business.accountId, PLAN_LIMITS.business);
+    const res = await app.get("/api/v1/opportunities/export", business.key);
+    assert.equal(res.status, 429);
+    assert.equal((await res.json()).upgrade_url, UPGRADE);
   });
   await t.step("MCP: a Pro tool on Free is an isError result with the same words", async () => {
     const result = await tool(app, free.key, "query_opportunities", { q: "invoice" });
