@@ -26,6 +26,7 @@ import {
   renderDocsIndex,
 } from "./docs_pages.ts";
 import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
+import { isDownloadPath, serveDownload } from "./downloads.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
@@ -123,7 +124,7 @@ function isWebPath(path: string): boolean {
     path.startsWith("/blog/") || isOpportunityPath(path) || isSitemapPath(path) ||
     LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
-    path === BILLING_WEBHOOK_PATH;
+    path === BILLING_WEBHOOK_PATH || isDownloadPath(path);
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -285,6 +286,10 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs/api") return docsResponse(request, await docsPage());
+    if (isDownloadPath(path)) {
+      return await serveDownload(request, path) ??
+        htmlPage(404, "Page not found", "There is no download at this address.");
+    }
     if (isSitemapPath(path)) {
       const answer = await sitemap(request, path);
       if (answer) return answer;
