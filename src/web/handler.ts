@@ -20,6 +20,7 @@ import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
 import {
   DOC_PAGES,
   docOf,
+  forInstance,
   llmsFullTxt,
   llmsTxt,
   renderDocPage,
@@ -206,7 +207,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     const doc = docOf(path);
     if (!doc) return undefined;
     return doc.markdown
-      ? once(path, () => doc.page.markdown, "text/markdown; charset=utf-8")
+      ? once(path, () => forInstance(doc.page.markdown, base), "text/markdown; charset=utf-8")
       : once(path, () => renderDocPage(doc.page, base));
   }
   const account = createAccountArea({
