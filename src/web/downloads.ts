@@ -9,8 +9,9 @@
  *
  * The files are imported as text, so they are part of the module graph (as the docs are): a
  * deployment serves the package of its own commit and writes nothing to disk. The tarball is made
- * in memory at its first request (a few hundred KB, about 10 ms) and kept. dist/cli.js is the
- * committed output of npm-stdio's build; tests/stdio/bundle_test.ts fails when it is stale.
+ * in memory at its first request (130 KB; 96 ms measured on a busy 2-core machine) and kept.
+ * dist/cli.js is the committed output of npm-stdio's build; tests/stdio/bundle_test.ts fails when
+ * it is stale.
  */
 import CLI_JS from "../../npm-stdio/dist/cli.js" with { type: "text" };
 import PACKAGE_JSON from "../../npm-stdio/package.json" with { type: "text" };
@@ -24,9 +25,6 @@ const PREFIX = "/downloads/";
 const STABLE = `${STDIO_PACKAGE.name}.tgz`;
 const VERSIONED = `${STDIO_PACKAGE.name}-${STDIO_PACKAGE.version}.tgz`;
 const BUNDLE = `${STDIO_PACKAGE.name}.js`;
-
-/** The paths of the downloads, stable name first. */
-export const DOWNLOAD_PATHS: readonly string[] = [STABLE, VERSIONED, BUNDLE].map((n) => PREFIX + n);
 
 /** True for a path under /downloads/ (answered here, 404 when unknown). */
 export function isDownloadPath(path: string): boolean {
