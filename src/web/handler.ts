@@ -19,12 +19,14 @@ import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
 import {
   DOC_PAGES,
   docOf,
+  forInstance,
   llmsFullTxt,
   llmsTxt,
   renderDocPage,
   renderDocsIndex,
 } from "./docs_pages.ts";
 import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
+import { isDownloadPath, serveDownload } from "./downloads.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
@@ -129,7 +131,7 @@ function isWebPath(path: string): boolean {
     isSitemapPath(path) ||
     LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
-    path === BILLING_WEBHOOK_PATH;
+    path === BILLING_WEBHOOK_PATH || isDownloadPath(path);
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -224,7 +226,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     const doc = docOf(path);
     if (!doc) return undefined;
     return doc.markdown
-      ? once(path, () => doc.page.markdown, "text/markdown; charset=utf-8")
+      ? once(path, () => forInstance(doc.page.markdown, base), "text/markdown; charset=utf-8")
       : once(path, () => renderDocPage(doc.page, base));
   }
   const account = createAccountArea({
@@ -315,6 +317,10 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs/api") return docsResponse(request, await docsPage());
+    if (isDownloadPath(path)) {
+      return await serveDownload(request, path) ??
+        htmlPage(404, "Page not found", "There is no download at this address.");
+    }
     if (isSitemapPath(path)) {
       const answer = await sitemap(request, path);
       if (answer) return answer;
