@@ -9,7 +9,7 @@
  * `<!-- readme-test: skip REASON -->`.
  */
 import assert from "node:assert/strict";
-import { DOC_PAGES } from "../src/web/docs_pages.ts";
+import { DOC_PAGES } from "../src/web/docs/pages.ts";
 
 const ROOT = new URL("../", import.meta.url);
 /** The files whose blocks run: the README, then every documentation page. */

@@ -55,7 +55,7 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
 }
 
 /**
- * The canonical public page of an opportunity (src/web/opportunity_page.ts serves it): the id
+ * The canonical public page of an opportunity (src/web/public/opportunity_page.ts serves it): the id
  * finds it, the slug only makes the address readable, so a renamed opportunity keeps its links.
  */
 export function opportunityUrl(base: string, id: number, slug: string): string {

@@ -1,6 +1,6 @@
 /**
  * What anyone may see of an opportunity, without a key: the public page at its canonical `url`
- * (src/web/opportunity_page.ts). The statement reads only these columns, so the paid fields
+ * (src/web/public/opportunity_page.ts). The statement reads only these columns, so the paid fields
  * (description, market size, features, competitors, differentiation, risks, evidence quotes)
  * cannot reach the page by accident: they are never selected.
  */

@@ -1,5 +1,5 @@
 /**
- * What the sitemap lists (src/web/sitemap.ts): every opportunity, paged by id so that a million
+ * What the sitemap lists (src/web/public/sitemap.ts): every opportunity, paged by id so that a million
  * of them are read in batches and never held at once, and every published article. Opportunities
  * are split into parts by id range (ids (k-1)*size+1 to k*size make part k), so a part never
  * holds more than `size` entries and finding one costs an index range scan, not an offset.

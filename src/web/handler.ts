@@ -11,11 +11,11 @@ import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
 import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
-import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
+import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account/account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
-import { blogPage } from "./blog.ts";
+import { blogPage } from "./public/blog.ts";
 import { cachedPage, createPageCache, type Rendered } from "./page_cache.ts";
-import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
+import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs/api_reference.ts";
 import {
   DOC_PAGES,
   docOf,
@@ -24,16 +24,16 @@ import {
   llmsTxt,
   renderDocPage,
   renderDocsIndex,
-} from "./docs_pages.ts";
+} from "./docs/pages.ts";
 import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
 import { isDownloadPath, serveDownload } from "./downloads.ts";
-import { renderHome, type Surfaces } from "./home.ts";
+import { renderHome, type Surfaces } from "./public/home.ts";
 import { html, page } from "./html.ts";
-import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
-import { createSitemap, isSitemapPath } from "./sitemap.ts";
+import { isOpportunityPath, opportunityPage } from "./public/opportunity_page.ts";
+import { createSitemap, isSitemapPath } from "./public/sitemap.ts";
 import { createMailer, type Mailer } from "../platform/mailer.ts";
 import { securityHeaders } from "./security.ts";
-import { isWatchPagePath, serveWatchPage } from "./watch_pages.ts";
+import { isWatchPagePath, serveWatchPage } from "./account/watch_pages.ts";
 import { createWatchService, type WatchService } from "../watches/service.ts";
 import type { DocumentPolicy } from "../oauth/documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
@@ -48,7 +48,7 @@ import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 /** Where Stripe sends its events (configured on Stripe's webhook endpoint). */
 export const BILLING_WEBHOOK_PATH = "/billing/webhook";
 
-export type { Offering, Surfaces } from "./home.ts";
+export type { Offering, Surfaces } from "./public/home.ts";
 
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
@@ -156,7 +156,7 @@ async function staticPage(
   return { status: 200, body, contentType, etag };
 }
 
-/** /docs: the web's headers, with the one CSP addition of that page (src/web/docs.ts). */
+/** /docs: the web's headers, with the one CSP addition of that page (src/web/docs/api_reference.ts). */
 function docsResponse(request: Request, rendered: Rendered): Response {
   const security = securityHeaders("public");
   const headers = {
@@ -307,7 +307,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     if (path === "/account" || path.startsWith("/account/")) {
       const answer = await account(request, clientIp(request, info));
       // The security headers win over the page's own; a page may only name one more place its
-      // forms go to (the consent page's form-action, web/account_oauth.ts).
+      // forms go to (the consent page's form-action, web/account/oauth_consent.ts).
       const headers = new Headers({
         ...answer.headers,
         ...securityHeaders("private", { formAction: answer.formAction }),

@@ -18,7 +18,7 @@ import {
   DOC_PAGES,
   forInstance,
   withoutRunSections,
-} from "../../src/web/docs_pages.ts";
+} from "../../src/web/docs/pages.ts";
 import { installLines } from "../../src/web/install_lines.ts";
 
 const ROOT = new URL("../../", import.meta.url);

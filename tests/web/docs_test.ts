@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
-import { DOCS_ASSETS, renderDocs, SWAGGER_UI_VERSION } from "../../src/web/docs.ts";
+import { DOCS_ASSETS, renderDocs, SWAGGER_UI_VERSION } from "../../src/web/docs/api_reference.ts";
 import { dbTest } from "../helpers/db.ts";
 import { webTestApp } from "../helpers/web.ts";
 

@@ -14,7 +14,7 @@ import {
 import { LIST_PRICES } from "../../src/billing/prices.ts";
 import { openApiDocument } from "../../src/rest/openapi.ts";
 import { listSurfaces } from "../../src/surfaces.ts";
-import { renderHome, STDIO_NODE, STDIO_PACKAGE } from "../../src/web/home.ts";
+import { renderHome, STDIO_NODE, STDIO_PACKAGE } from "../../src/web/public/home.ts";
 import { dbTest } from "../helpers/db.ts";
 import { webTestApp } from "../helpers/web.ts";
 

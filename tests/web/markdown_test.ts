@@ -1,6 +1,6 @@
 /** Article headings fit under the page's h1. */
 import assert from "node:assert/strict";
-import { renderMarkdown } from "../../src/web/markdown.ts";
+import { renderMarkdown } from "../../src/web/docs/markdown.ts";
 import { generateDemoRecords } from "../../src/ingest/seed.ts";
 import type { BlogPostRecord } from "../../src/ingest/records.ts";
 import { dbTest } from "../helpers/db.ts";

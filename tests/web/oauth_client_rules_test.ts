@@ -1,6 +1,6 @@
 /**
  * What a client may say about itself (src/oauth/clients.ts) and how the consent page
- * shows it (src/web/account_oauth.ts): redirect URIs are https, http to a loopback host, or a
+ * shows it (src/web/account/oauth_consent.ts): redirect URIs are https, http to a loopback host, or a
  * native app's reverse-domain scheme (RFC 8252 sections 7.1 and 7.3); the page names where the
  * person goes back to by host, or by the app's scheme. Names hold no control or format
  * characters, and a name stored before that rule is shown stripped and isolated.

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.1 authorization server in-process (src/web/oauth.ts, src/web/account_oauth.ts,
+ * The OAuth 2.1 authorization server in-process (src/web/oauth.ts, src/web/account/oauth_consent.ts,
  * src/oauth/*.ts), its consent and registration: consent and Revoke behind CSRF, client
  * ID metadata documents and registration refused or limited as they should be, each checked to
  * answer its RFC error and to leave no state behind. The sign-in itself: oauth_test.ts.

@@ -1,6 +1,6 @@
 /**
  * How the `watches` scope is granted and kept (src/accounts/scopes.ts,
- * src/web/account_oauth.ts, src/oauth/flow.ts): asked for by the app AND ticked by the
+ * src/web/account/oauth_consent.ts, src/oauth/flow.ts): asked for by the app AND ticked by the
  * person on the consent page, stored on the grant, answered as `scope` by the token endpoint,
  * kept or narrowed (never widened) by a refresh, and shown under Connected apps.
  */

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.1 authorization server in-process (src/web/oauth.ts, src/web/account_oauth.ts,
+ * The OAuth 2.1 authorization server in-process (src/web/oauth.ts, src/web/account/oauth_consent.ts,
  * src/oauth/*.ts): a whole sign-in through the account area, then the hostile cases of
  * codes, PKCE, redirect URIs and resources, each checked to answer its RFC error and to leave no
  * state behind. Consent, documents and registration: oauth_registration_test.ts.

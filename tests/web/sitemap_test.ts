@@ -10,7 +10,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { dbTest, type TestDb } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { webTestApp } from "../helpers/web.ts";
-import { DOC_PAGES } from "../../src/web/docs_pages.ts";
+import { DOC_PAGES } from "../../src/web/docs/pages.ts";
 
 /** The public pages the sitemap lists before the articles. */
 const PAGES = [

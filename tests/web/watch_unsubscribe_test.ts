@@ -1,5 +1,5 @@
 /**
- * The one-click unsubscribe page (src/web/watch_pages.ts) and what the dashboard shows after it:
+ * The one-click unsubscribe page (src/web/account/watch_pages.ts) and what the dashboard shows after it:
  * a watch it leaves with no delivery is paused, its card says why and how to resume it (not a
  * Resume button that could only be refused), and turning a delivery on in its edit form resumes
  * it.

@@ -1,13 +1,13 @@
 /**
  * The "Watches" section of the account dashboard: the account's watches (query, deliveries,
  * paused state, last delivery attempts), a form that creates one from the fields of the list
- * query, one that edits it with the same fields (account_watch_forms.ts), and forms that pause,
+ * query, one that edits it with the same fields (watch_forms.ts), and forms that pause,
  * resume, rotate a secret or delete one. Everything goes through the
  * watch service (src/watches/service.ts), so the query is validated by the schema of
  * GET /api/v1/opportunities and the plan limits are those of the API. Secrets made by a form
  * (signing secret, feed URL) are shown once, in the answer to that form, never in a URL.
  */
-import { ApiError, InvalidParameterError, NotFoundError } from "../platform/errors.ts";
+import { ApiError, InvalidParameterError, NotFoundError } from "../../platform/errors.ts";
 import {
   createForm,
   editForm,
@@ -15,13 +15,13 @@ import {
   watchBody,
   type WatchFormState,
   watchPatchBody,
-} from "./account_watch_forms.ts";
-import type { Owner, WatchService } from "../watches/service.ts";
-import { hasDelivery } from "../watches/watches.ts";
-import type { DeliveryList, Watch, WatchWithSecrets } from "../watches/schemas.ts";
-import { formatDate, html, type SafeHtml } from "./html.ts";
+} from "./watch_forms.ts";
+import type { Owner, WatchService } from "../../watches/service.ts";
+import { hasDelivery } from "../../watches/watches.ts";
+import type { DeliveryList, Watch, WatchWithSecrets } from "../../watches/schemas.ts";
+import { formatDate, html, type SafeHtml } from "../html.ts";
 
-export type { WatchFormState } from "./account_watch_forms.ts";
+export type { WatchFormState } from "./watch_forms.ts";
 
 /** How many delivery attempts of each watch the dashboard shows. */
 const SHOWN_ATTEMPTS = 5;

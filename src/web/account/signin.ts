@@ -2,8 +2,8 @@
  * Signing up and signing in: the landing page's two forms, the e-mailed single-use link (verify
  * or sign in), and the session it opens. Mails are rate-limited per address and per IP.
  */
-import { AccountError } from "../platform/errors.ts";
-import { createAccount, findAccountByEmail, isEmail } from "../accounts/accounts.ts";
+import { AccountError } from "../../platform/errors.ts";
+import { createAccount, findAccountByEmail, isEmail } from "../../accounts/accounts.ts";
 import {
   cleanUp,
   findSession,
@@ -12,8 +12,8 @@ import {
   type SessionAccount,
   storeToken,
   type TokenPurpose,
-} from "../accounts/sessions.ts";
-import { hitRateLimit } from "../db/rate_limits.ts";
+} from "../../accounts/sessions.ts";
+import { hitRateLimit } from "../../db/rate_limits.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -31,9 +31,9 @@ import {
   SESSION_COOKIE,
   TOKEN_PATTERN,
   type Visit,
-} from "./account_common.ts";
-import { html, page } from "./html.ts";
-import { checkCsrf, cookie, hashToken, randomToken } from "./security.ts";
+} from "./common.ts";
+import { html, page } from "../html.ts";
+import { checkCsrf, cookie, hashToken, randomToken } from "../security.ts";
 
 /** A signed-in visit: the account and the session secret its CSRF tokens derive from. */
 export interface SignedIn {

@@ -5,12 +5,12 @@
  * List-Unsubscribe-Post header of RFC 8058 asks). Tokens ride in the query, which the request
  * log redacts.
  */
-import { MethodNotAllowedError } from "../platform/errors.ts";
-import { errorResponse } from "../platform/responses.ts";
-import type { Sql } from "../db/open.ts";
-import { type Feed, readFeed, unsubscribe, watchOfEmailToken } from "../watches/feed.ts";
-import { escapeHtml, html, page } from "./html.ts";
-import { securityHeaders } from "./security.ts";
+import { MethodNotAllowedError } from "../../platform/errors.ts";
+import { errorResponse } from "../../platform/responses.ts";
+import type { Sql } from "../../db/open.ts";
+import { type Feed, readFeed, unsubscribe, watchOfEmailToken } from "../../watches/feed.ts";
+import { escapeHtml, html, page } from "../html.ts";
+import { securityHeaders } from "../security.ts";
 
 /** True for the paths this module answers. */
 

@@ -7,12 +7,12 @@
  * themes by status or growth and the growth windows are what the Pro plan sells, through this page,
  * the API and the tools alike. A Free account gets the page's explanation and the way to upgrade.
  */
-import type { Sql } from "../db/open.ts";
-import { type Plan, PLAN_NAMES, PLAN_RANK } from "../platform/plans.ts";
-import { listThemeTrends, type ThemeTrend } from "../catalog/theme_history.ts";
-import { TREND_STATUSES } from "../catalog/trend_rule.ts";
-import { lineChart } from "./chart.ts";
-import { html, page, type SafeHtml } from "./html.ts";
+import type { Sql } from "../../db/open.ts";
+import { type Plan, PLAN_NAMES, PLAN_RANK } from "../../platform/plans.ts";
+import { listThemeTrends, type ThemeTrend } from "../../catalog/theme_history.ts";
+import { TREND_STATUSES } from "../../catalog/trend_rule.ts";
+import { lineChart } from "../chart.ts";
+import { html, page, type SafeHtml } from "../html.ts";
 
 /** Themes shown at most. */
 export const TRENDS_PAGE_THEMES = 24;

@@ -2,14 +2,14 @@
  * What every page of the account area shares: its settings and dependencies, the visit (request,
  * cookies, client address), the answer shape, CSRF fields and the capped form reader.
  */
-import type { Sql } from "../db/open.ts";
-import { readUpTo } from "../platform/body.ts";
-import type { QueryContext } from "../catalog/common.ts";
-import { html, page, type SafeHtml } from "./html.ts";
-import type { Mailer } from "../platform/mailer.ts";
-import { cookie, csrfTokenFor, randomToken } from "./security.ts";
-import type { WatchService } from "../watches/service.ts";
-import type { Billing } from "../billing/billing.ts";
+import type { Sql } from "../../db/open.ts";
+import { readUpTo } from "../../platform/body.ts";
+import type { QueryContext } from "../../catalog/common.ts";
+import { html, page, type SafeHtml } from "../html.ts";
+import type { Mailer } from "../../platform/mailer.ts";
+import { cookie, csrfTokenFor, randomToken } from "../security.ts";
+import type { WatchService } from "../../watches/service.ts";
+import type { Billing } from "../../billing/billing.ts";
 
 export const SESSION_COOKIE = "oi_session";
 export const CSRF_COOKIE = "oi_csrf";

@@ -3,9 +3,9 @@
  * of the calls per UTC day as server-rendered SVG (no script), the same numbers as a table for
  * screen readers and anyone who prefers numbers, and the calls per key and per surface.
  */
-import type { UsageReport } from "../metering/usage_schema.ts";
-import { html, type SafeHtml } from "./html.ts";
-import { displayClientName } from "../oauth/clients.ts";
+import type { UsageReport } from "../../metering/usage_schema.ts";
+import { html, type SafeHtml } from "../html.ts";
+import { displayClientName } from "../../oauth/clients.ts";
 
 /** The share of the quota from which the dashboard warns (and the first usage e-mail goes). */
 export const WARN_SHARE = 0.8;

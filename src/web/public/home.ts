@@ -6,8 +6,8 @@
  * answer each operation is handed in by the composition root, which reads the OpenAPI document
  * and the tool list (the web does not import the other edges).
  */
-import { OPERATIONS } from "../metering/admission.ts";
-import type { OperationName } from "../metering/operations.ts";
+import { OPERATIONS } from "../../metering/admission.ts";
+import type { OperationName } from "../../metering/operations.ts";
 import {
   type Plan,
   PLAN_LIMITS,
@@ -15,10 +15,10 @@ import {
   PLAN_RANK,
   PLANS,
   WATCH_LIMITS,
-} from "../platform/plans.ts";
-import { formatPrice, LIST_PRICES, type PriceList } from "../billing/prices.ts";
-import { escapeHtml, html, page, SafeHtml } from "./html.ts";
-import { installLines } from "./install_lines.ts";
+} from "../../platform/plans.ts";
+import { formatPrice, LIST_PRICES, type PriceList } from "../../billing/prices.ts";
+import { escapeHtml, html, page, SafeHtml } from "../html.ts";
+import { installLines } from "../install_lines.ts";
 
 /** The name of the stdio package on npm (a test checks it against npm-stdio/package.json). */
 export const STDIO_PACKAGE = "oppintel-mcp";

@@ -5,21 +5,21 @@
  * change of content bumps; lists also expire after a minute, so that a scheduled article
  * appears soon after its publication time.
  */
-import type { Sql } from "../db/open.ts";
-import { NotFoundError } from "../platform/errors.ts";
-import { getBlogPost, listBlogPosts } from "../catalog/blog_posts.ts";
-import { type QueryContext, readDataVersion } from "../catalog/common.ts";
-import { getOpportunity } from "../catalog/opportunities.ts";
-import type { VersionedCache } from "../catalog/cache.ts";
+import type { Sql } from "../../db/open.ts";
+import { NotFoundError } from "../../platform/errors.ts";
+import { getBlogPost, listBlogPosts } from "../../catalog/blog_posts.ts";
+import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
+import { getOpportunity } from "../../catalog/opportunities.ts";
+import type { VersionedCache } from "../../catalog/cache.ts";
 import {
   type BlogListItem,
   type BlogPost,
   type OpportunityDetail,
   SLUG_PATTERN,
-} from "../catalog/schemas.ts";
-import { escapeHtml, formatDate, html, page, SafeHtml } from "./html.ts";
-import { renderMarkdown } from "./markdown.ts";
-import { cachedPage, type Rendered, rendered } from "./page_cache.ts";
+} from "../../catalog/schemas.ts";
+import { escapeHtml, formatDate, html, page, SafeHtml } from "../html.ts";
+import { renderMarkdown } from "../docs/markdown.ts";
+import { cachedPage, type Rendered, rendered } from "../page_cache.ts";
 
 const PAGE_SIZE = 20;
 

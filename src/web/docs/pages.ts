@@ -13,22 +13,22 @@
  * instance serves them with its own PUBLIC_BASE_URL in their place, so that what an agent reads
  * there is true there.
  */
-import GETTING_STARTED from "../../docs/getting-started.md" with { type: "text" };
-import REST from "../../docs/rest.md" with { type: "text" };
-import USAGE from "../../docs/usage.md" with { type: "text" };
-import MCP from "../../docs/mcp.md" with { type: "text" };
-import OAUTH from "../../docs/oauth.md" with { type: "text" };
-import WATCHES from "../../docs/watches.md" with { type: "text" };
-import BILLING from "../../docs/billing.md" with { type: "text" };
-import IMPORT from "../../docs/import.md" with { type: "text" };
-import TRENDS from "../../docs/trends.md" with { type: "text" };
-import WEB from "../../docs/web.md" with { type: "text" };
-import DEPLOYING from "../../docs/deploying.md" with { type: "text" };
-import OPERATIONS from "../../docs/operations.md" with { type: "text" };
-import ARCHITECTURE from "../../docs/architecture.md" with { type: "text" };
-import { html, page, SafeHtml } from "./html.ts";
+import GETTING_STARTED from "../../../docs/getting-started.md" with { type: "text" };
+import REST from "../../../docs/rest.md" with { type: "text" };
+import USAGE from "../../../docs/usage.md" with { type: "text" };
+import MCP from "../../../docs/mcp.md" with { type: "text" };
+import OAUTH from "../../../docs/oauth.md" with { type: "text" };
+import WATCHES from "../../../docs/watches.md" with { type: "text" };
+import BILLING from "../../../docs/billing.md" with { type: "text" };
+import IMPORT from "../../../docs/import.md" with { type: "text" };
+import TRENDS from "../../../docs/trends.md" with { type: "text" };
+import WEB from "../../../docs/web.md" with { type: "text" };
+import DEPLOYING from "../../../docs/deploying.md" with { type: "text" };
+import OPERATIONS from "../../../docs/operations.md" with { type: "text" };
+import ARCHITECTURE from "../../../docs/architecture.md" with { type: "text" };
+import { html, page, SafeHtml } from "../html.ts";
 import { renderMarkdown } from "./markdown.ts";
-import { installLines } from "./install_lines.ts";
+import { installLines } from "../install_lines.ts";
 
 /** A page of the documentation. */
 export interface DocPage {

@@ -4,10 +4,10 @@
  * PATCH /api/v1/watches so that the watch service validates them exactly as it validates the
  * API's, with the problems shown next to their fields when a form is refused.
  */
-import { ApiError, InvalidParameterError } from "../platform/errors.ts";
-import type { Owner } from "../watches/service.ts";
-import type { Watch } from "../watches/schemas.ts";
-import { html, type SafeHtml } from "./html.ts";
+import { ApiError, InvalidParameterError } from "../../platform/errors.ts";
+import type { Owner } from "../../watches/service.ts";
+import type { Watch } from "../../watches/schemas.ts";
+import { html, type SafeHtml } from "../html.ts";
 
 /** The text fields of the forms, as typed (shown again after an error). */
 const TEXT_FIELDS = "name q platform channel category recommendation min_score sort webhook_url"

@@ -9,8 +9,8 @@
  * ETag is the data version with the count of published articles (a scheduled article changes
  * the second without the first), checked before anything is read.
  */
-import type { Sql } from "../db/open.ts";
-import { type QueryContext, readDataVersion } from "../catalog/common.ts";
+import type { Sql } from "../../db/open.ts";
+import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
 import {
   articleEntries,
   catalogueEntries,
@@ -18,8 +18,8 @@ import {
   opportunityEntries,
   opportunityParts,
   type SitemapEntry,
-} from "../catalog/sitemap.ts";
-import { escapeHtml } from "./html.ts";
+} from "../../catalog/sitemap.ts";
+import { escapeHtml } from "../html.ts";
 
 /** URLs per sitemap file at most (the protocol's limit). */
 export const SITEMAP_MAX_URLS = 50_000;

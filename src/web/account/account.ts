@@ -1,9 +1,9 @@
 /**
- * The account area at /account: sign-up and sign-in (account_signin.ts), and a dashboard with the
+ * The account area at /account: sign-up and sign-in (signin.ts), and a dashboard with the
  * plan, this month's usage and the API keys (create, shown once; revoke). Every form that changes
  * something carries a CSRF token derived from the cookie it travels with.
  */
-import { AccountError, MethodNotAllowedError } from "../platform/errors.ts";
+import { AccountError, MethodNotAllowedError } from "../../platform/errors.ts";
 import {
   type ApiKeyInfo,
   createApiKey,
@@ -12,11 +12,11 @@ import {
   listApiKeys,
   MAX_ACTIVE_KEYS,
   revokeApiKey,
-} from "../accounts/api_keys.ts";
-import { deleteSession, type SessionAccount } from "../accounts/sessions.ts";
-import { readUsageReport } from "../metering/usage_report.ts";
-import { usageBanner, usageSection } from "./account_usage.ts";
-import { setUsageEmails, usageEmailsOn } from "../metering/usage_notices.ts";
+} from "../../accounts/api_keys.ts";
+import { deleteSession, type SessionAccount } from "../../accounts/sessions.ts";
+import { readUsageReport } from "../../metering/usage_report.ts";
+import { usageBanner, usageSection } from "./usage.ts";
+import { setUsageEmails, usageEmailsOn } from "../../metering/usage_notices.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -28,10 +28,10 @@ import {
   respond,
   SESSION_COOKIE,
   type Visit,
-} from "./account_common.ts";
-import { createSignIn } from "./account_signin.ts";
-import { connectedAppsSection, createConsent } from "./account_oauth.ts";
-import type { DocumentPolicy } from "../oauth/documents.ts";
+} from "./common.ts";
+import { createSignIn } from "./signin.ts";
+import { connectedAppsSection, createConsent } from "./oauth_consent.ts";
+import type { DocumentPolicy } from "../../oauth/documents.ts";
 import {
   createWatchActions,
   isWatchAction,
@@ -40,13 +40,20 @@ import {
   type WatchActions,
   watchesSection,
   type WatchExtra,
-} from "./account_watches.ts";
-import { formatDate, html, page, type SafeHtml } from "./html.ts";
-import { trendsPage } from "./account_trends.ts";
-import { BILLING_NOTICES, createBillingForms, planSection } from "./account_billing.ts";
-import { checkCsrf, cookie, hashToken, isCrossSite, isLocalhost, readCookies } from "./security.ts";
+} from "./watches.ts";
+import { formatDate, html, page, type SafeHtml } from "../html.ts";
+import { trendsPage } from "./trends.ts";
+import { BILLING_NOTICES, createBillingForms, planSection } from "./billing.ts";
+import {
+  checkCsrf,
+  cookie,
+  hashToken,
+  isCrossSite,
+  isLocalhost,
+  readCookies,
+} from "../security.ts";
 
-export { type AccountSettings, DEFAULT_SETTINGS } from "./account_common.ts";
+export { type AccountSettings, DEFAULT_SETTINGS } from "./common.ts";
 
 /** The notices of `/account?done=...`, after a form that changed something. */
 const DONE_NOTICES = new Map([

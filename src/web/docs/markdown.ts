@@ -8,7 +8,7 @@
  * distance from it, and no heading is ever more than one level below the one before it (a body
  * jumping from `##` to `####` gets `<h2>` then `<h3>`), so the outline skips no level.
  *
- * The documentation pages (src/web/docs_pages.ts) also ask for heading ids, made as GitHub makes
+ * The documentation pages (src/web/docs/pages.ts) also ask for heading ids, made as GitHub makes
  * them, so that a contents list written in the Markdown (`[Conventions](#conventions)`) works on
  * GitHub and on our pages alike, and for their links to be mapped (`rest.md` to `/docs/rest`).
  */

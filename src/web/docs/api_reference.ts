@@ -16,7 +16,7 @@
 import SWAGGER_CSS from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import SWAGGER_JS from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import SWAGGER_PACKAGE from "swagger-ui-dist/package.json" with { type: "json" };
-import { html, SITE_HEADER } from "./html.ts";
+import { html, SITE_HEADER } from "../html.ts";
 
 /** The version of Swagger UI served (from its package). */
 export const SWAGGER_UI_VERSION: string = SWAGGER_PACKAGE.version;

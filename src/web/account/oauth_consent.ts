@@ -9,11 +9,11 @@ import {
   type AuthorizationRequest,
   checkAuthorizationRequest,
   redirectWith,
-} from "../oauth/authorize.ts";
-import type { DocumentPolicy } from "../oauth/documents.ts";
-import { displayClientName } from "../oauth/clients.ts";
-import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../oauth/flow.ts";
-import { describeScope, parseScope, type Scope } from "../accounts/scopes.ts";
+} from "../../oauth/authorize.ts";
+import type { DocumentPolicy } from "../../oauth/documents.ts";
+import { displayClientName } from "../../oauth/clients.ts";
+import { approveGrant, type GrantInfo, listGrants, revokeGrant } from "../../oauth/flow.ts";
+import { describeScope, parseScope, type Scope } from "../../accounts/scopes.ts";
 import {
   type AccountDeps,
   type AccountResponse,
@@ -25,10 +25,10 @@ import {
   redirect,
   respond,
   type Visit,
-} from "./account_common.ts";
-import type { SignedIn } from "./account_signin.ts";
-import { formatDate, html, page, type SafeHtml } from "./html.ts";
-import { checkCsrf } from "./security.ts";
+} from "./common.ts";
+import type { SignedIn } from "./signin.ts";
+import { formatDate, html, page, type SafeHtml } from "../html.ts";
+import { checkCsrf } from "../security.ts";
 
 /** Where the consent page's form may be redirected: the client's redirect URI's origin. */
 function consentFormAction(redirectUri: string): string {

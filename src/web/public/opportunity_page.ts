@@ -7,13 +7,13 @@
  * redirects to the canonical address, so links survive a retitled opportunity. Pages are cached
  * like articles (src/web/page_cache.ts).
  */
-import type { Sql } from "../db/open.ts";
-import { type QueryContext, readDataVersion } from "../catalog/common.ts";
-import type { VersionedCache } from "../catalog/cache.ts";
-import { getPublicOpportunity, type PublicOpportunity } from "../catalog/public_opportunity.ts";
-import { formatDate, html, page } from "./html.ts";
-import { lineChart } from "./chart.ts";
-import { cachedPage, type Rendered, rendered } from "./page_cache.ts";
+import type { Sql } from "../../db/open.ts";
+import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
+import type { VersionedCache } from "../../catalog/cache.ts";
+import { getPublicOpportunity, type PublicOpportunity } from "../../catalog/public_opportunity.ts";
+import { formatDate, html, page } from "../html.ts";
+import { lineChart } from "../chart.ts";
+import { cachedPage, type Rendered, rendered } from "../page_cache.ts";
 
 const PATH = /^\/opportunities\/([1-9]\d{0,9})(?:\/([^/]*))?\/?$/;
 

@@ -5,19 +5,19 @@
  * payment. Without it: the prices and how to ask for a change. Prices and limits come from
  * platform/plans.ts and Stripe's prices (billing/prices.ts), as on the home page.
  */
-import type { Billing, BillingAccount, CheckoutReturn } from "../billing/billing.ts";
-import { Stripe } from "../billing/stripe.ts";
-import { findAccountByEmail } from "../accounts/accounts.ts";
-import type { SessionAccount } from "../accounts/sessions.ts";
-import type { Sql } from "../db/open.ts";
-import { formatPrice, LIST_PRICES, type PriceList } from "../billing/prices.ts";
-import type { BillingRecord } from "../billing/store.ts";
-import { isLive, type PaidPlan } from "../billing/state.ts";
-import { type Plan, PLAN_LIMITS, PLAN_NAMES, PLAN_RANK, PLANS } from "../platform/plans.ts";
-import type { UsageState } from "../platform/plans.ts";
-import { RateLimitedError } from "../platform/errors.ts";
-import { formatDate, html, type SafeHtml } from "./html.ts";
-import { type AccountResponse, redirect, type Visit } from "./account_common.ts";
+import type { Billing, BillingAccount, CheckoutReturn } from "../../billing/billing.ts";
+import { Stripe } from "../../billing/stripe.ts";
+import { findAccountByEmail } from "../../accounts/accounts.ts";
+import type { SessionAccount } from "../../accounts/sessions.ts";
+import type { Sql } from "../../db/open.ts";
+import { formatPrice, LIST_PRICES, type PriceList } from "../../billing/prices.ts";
+import type { BillingRecord } from "../../billing/store.ts";
+import { isLive, type PaidPlan } from "../../billing/state.ts";
+import { type Plan, PLAN_LIMITS, PLAN_NAMES, PLAN_RANK, PLANS } from "../../platform/plans.ts";
+import type { UsageState } from "../../platform/plans.ts";
+import { RateLimitedError } from "../../platform/errors.ts";
+import { formatDate, html, type SafeHtml } from "../html.ts";
+import { type AccountResponse, redirect, type Visit } from "./common.ts";
 
 /** The notices of `/account?done=...` that billing adds. */
 export const BILLING_NOTICES: [string, string][] = [
