@@ -9,7 +9,6 @@ import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
 import { createGate } from "../platform/gate.ts";
 import {
-  countOpportunities,
   type DetailRow,
   getOpportunity,
   readOpportunityPage,
@@ -19,7 +18,8 @@ import {
 import { searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
-import { nextCursor } from "./opportunity_cursor.ts";
+import { nextCursor, sortOf } from "./opportunity_cursor.ts";
+import { scoreCountsFromSummary } from "./counts.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -97,39 +97,33 @@ export function createContent(
       // filter too, so paging through a result counts it once. With q the total comes first:
       // it chooses how the page is found (see pagePlan).
       cached(version, keyOf("opportunities:list", query), async () => {
-        // The count depends on the filters only: not on the page, its size or the order.
+        // The count depends on the filters only: not on the page, its size or the order. It is
+        // kept per score: the total, and the band of a page in the score order (score_band.ts).
         const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
-        const count = () =>
+        const counts = () =>
           cached(
             version,
             keyOf("opportunities:count", filter),
-            () => countOpportunities(sql, query, context),
+            () => scoreCountsFromSummary(sql, filter),
           );
-        const page = (total?: number) =>
-          cached(version, keyOf("opportunities:page", query), async () => {
-            const rows = await readOpportunityPage(
-              sql,
-              query,
-              total === undefined ? undefined : { total, forcePlans: context.forcePlans },
-            );
-            return {
-              items: rows.slice(0, query.page_size).map((row) =>
-                toListItem(row, context.publicBaseUrl)
-              ),
-              next_cursor: nextCursor(query, rows),
-            };
-          });
         // A page reached by cursor has no number.
         const number = query.cursor === undefined ? query.page : null;
         if (!query.q?.trim()) {
-          const [{ items, next_cursor }, total] = await Promise.all([page(), count()]);
+          // The score order needs the counts before its page; the newest order reads both at once.
+          const [scored, rows] = sortOf(query) === "score"
+            ? await counts().then(async (c) =>
+              [c, await readOpportunityPage(sql, query, { counts: c })] as const
+            )
+            : await Promise.all([counts(), readOpportunityPage(sql, query)]);
           return {
-            items,
-            total,
+            items: rows.slice(0, query.page_size).map((row) =>
+              toListItem(row, context.publicBaseUrl)
+            ),
+            total: scored.total,
             page: number,
             page_size: query.page_size,
             match: "all",
-            next_cursor,
+            next_cursor: nextCursor(query, rows),
           };
         }
         // One turn of the gate for the count and the page together: a turn each would send

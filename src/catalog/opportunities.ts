@@ -6,7 +6,8 @@ import { scrubText } from "./scrub.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
-import { afterCursor, keyColumns, rank } from "./opportunity_cursor.ts";
+import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
+import { bandedPage, bandFilter, type ScoreBand, type ScoreCounts } from "./score_band.ts";
 
 /** A row of listColumns, before shaping. */
 export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
@@ -122,9 +123,22 @@ export function listFilter(
     ${afterCursor(sql, query)}`;
 }
 
-/** `limit/offset` of a page and one row more: that row tells whether a next page exists. */
-function windowOf(sql: Sql, query: OpportunityQuery): postgres.Fragment {
-  return sql`limit ${query.page_size + 1} offset ${(query.page - 1) * query.page_size}`;
+/**
+ * `limit/offset` of a page and one row more: that row tells whether a next page exists. In a
+ * score band only the band's first bucket is skipped into.
+ */
+function windowOf(sql: Sql, query: OpportunityQuery, band?: ScoreBand): postgres.Fragment {
+  const skip = band ? band.skip : (query.page - 1) * query.page_size;
+  return sql`limit ${query.page_size + 1} offset ${skip}`;
+}
+
+/** How a page is read: the exact total of a keyword search, its plans, a list's score counts. */
+export interface PageOptions {
+  /** With q: the exact number of matches, which chooses the plan (see PagePlan). */
+  total?: number;
+  forcePlans?: boolean;
+  /** Without q: the filter's count of each score, which bounds a page of the score order. */
+  counts?: ScoreCounts;
 }
 
 /**
@@ -180,9 +194,9 @@ async function withPlan<T>(
 export async function listOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
-  search?: { total: number; forcePlans?: boolean },
+  options: PageOptions = {},
 ): Promise<ListRow[]> {
-  return (await readOpportunityPage(sql, query, search)).slice(0, query.page_size);
+  return (await readOpportunityPage(sql, query, options)).slice(0, query.page_size);
 }
 
 /**
@@ -192,13 +206,25 @@ export async function listOpportunityPage(
 export async function readOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
-  search?: { total: number; forcePlans?: boolean },
+  options: PageOptions = {},
 ): Promise<ListRow[]> {
-  if (!query.q?.trim() || !search) return await pageOf(sql, query);
-  if ((query.page - 1) * query.page_size >= search.total) return [];
+  if (!query.q?.trim()) return await listPage(sql, query, options.counts);
+  const { total } = options;
+  if (total === undefined) return await pageOf(sql, query);
+  if ((query.page - 1) * query.page_size >= total) return [];
   // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
-  if (!search.forcePlans) return await pageOf(sql, query);
-  return await findPage(sql, query, pagePlan(query, search.total), true);
+  if (!options.forcePlans) return await pageOf(sql, query);
+  return await findPage(sql, query, pagePlan(query, total), true);
+}
+
+/** A page without q: in the score order with the filter's score counts, only its score band. */
+async function listPage(
+  sql: Sql,
+  query: OpportunityQuery,
+  counts?: ScoreCounts,
+): Promise<ListRow[]> {
+  if (!counts || sortOf(query) !== "score") return await pageOf(sql, query);
+  return await bandedPage(query, counts, (band) => pageOf(sql, query, { band }));
 }
 
 /** A page of a keyword search found by the given plan; every plan finds the same page. */
@@ -209,8 +235,10 @@ export async function findPage(
   force: boolean,
   match?: (sql: Sql) => postgres.Fragment,
 ): Promise<ListRow[]> {
-  if (plan === "planner") return await pageOf(sql, query, match);
-  if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query, match));
+  if (plan === "planner") return await pageOf(sql, query, { match });
+  if (plan === "walk") {
+    return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query, { match }));
+  }
   // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
     return await tx<ListRow[]>`
@@ -234,8 +262,9 @@ export async function findPage(
 async function pageOf(
   sql: Sql,
   query: OpportunityQuery,
-  match?: (sql: Sql) => postgres.Fragment,
+  options: { match?: (sql: Sql) => postgres.Fragment; band?: ScoreBand } = {},
 ): Promise<ListRow[]> {
+  const { match, band } = options;
   if (searchText(query.q) || match) {
     return await sql<ListRow[]>`
       select ${listColumns(sql)} ${keyColumns(sql, query)}
@@ -246,7 +275,8 @@ async function pageOf(
     select ${listColumns(sql)} ${keyColumns(sql, query)}
     from (
       select o.id from opportunities o ${listFilter(sql, query)}
-      ${queryOrder(sql, query)} ${windowOf(sql, query)}
+      ${band ? bandFilter(sql, band.lo, band.hi) : sql``}
+      ${queryOrder(sql, query)} ${windowOf(sql, query, band)}
     ) as hit
     join opportunities o on o.id = hit.id
     ${queryOrder(sql, query)}`;
