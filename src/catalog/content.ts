@@ -86,10 +86,17 @@ export function createContent(
   } = {},
 ): Content {
   const searches = createGate(options.searchConcurrency ?? 0);
-  // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
-  const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
-  const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
-    cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
+  // A list page weighs one per 20 items (about 12 KB), any other answer one: 10,000 units stay
+  // near 120 MB at worst, as 2,000 pages of 100 items did when every entry counted one, while
+  // the 20-item pages most callers ask for fit five times as many (a spread of filter
+  // combinations stays cached).
+  const cache = new VersionedCache(options.maxEntries ?? 10_000, 60_000, options.onLookup);
+  const cached = <T>(
+    version: number,
+    key: string,
+    compute: () => Promise<T>,
+    weight = 1,
+  ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
   return {
     publicBaseUrl: context.publicBaseUrl,
     listOpportunities: (version, query) =>
@@ -142,7 +149,7 @@ export function createContent(
             next_cursor: found.next_cursor,
           };
         });
-      }),
+      }, Math.ceil(query.page_size / 20)),
     getOpportunity: (version, id, fetched) =>
       cached(
         version,
