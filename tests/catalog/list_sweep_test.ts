@@ -58,8 +58,10 @@ async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
       and (${q.category ?? null}::text is null or o.theme_id in (
         select t.id from themes t join categories c on c.id = t.category_id
         where c.slug = ${q.category ?? null}))
-    order by ${q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
-      o.created_at desc, o.id desc`}`;
+    order by ${
+    q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
+      o.created_at desc, o.id desc`
+  }`;
   const [{ n }] = await sql<{ n: number }[]>`
     select count(*)::int as n from opportunities o
     where (${!q.online_only} or o.is_online_deliverable)
