@@ -13,6 +13,8 @@ import { createRestHandler } from "./rest/handler.ts";
 import type { WatchService } from "./watches/service.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes, withBody } from "./platform/body.ts";
 import { checkRequestHead } from "./platform/limits.ts";
+import { getOfHead } from "./platform/head.ts";
+import { BILLING_WEBHOOK_PATH } from "./web/handler.ts";
 
 /**
  * The methods whose body the public web reads before routing (its forms). The API and MCP edges
@@ -77,8 +79,10 @@ export function createApp(
       return { route: "/mcp", ...await mcp(request, url, requestId) };
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
-    // The web's forms are read whole, within the deadline and the bound, before routing.
-    const body = BODY_METHODS.has(request.method)
+    // The web's forms are read whole, within the deadline and the bound, before routing; a
+    // Stripe delivery without a signature is refused unread (web/handler.ts).
+    const unsigned = path === BILLING_WEBHOOK_PATH && !request.headers.has("stripe-signature");
+    const body = BODY_METHODS.has(request.method) && !unsigned
       ? await readBodyBytes(request, bodyTimeoutMs)
       : null;
     const page = await deps.web?.(withBody(request, body), info);
@@ -96,14 +100,13 @@ export function createApp(
     if (url.pathname === "/metrics" && deps.metrics) return await deps.metrics(request);
     const requestId = requestIdOf(request);
     const isMcp = url.pathname === "/mcp" || url.pathname === "/mcp/";
-    // HEAD is answered as GET without the body (RFC 9110 9.3.2), charged as GET is.
+    // HEAD is answered as GET without the body (RFC 9110 9.3.2), charged as GET is (but for the
+    // export, whose price is the rows it sends: src/platform/head.ts).
     const head = request.method === "HEAD";
     let outcome: Outcome;
     try {
       checkRequestHead(request);
-      const asked = head
-        ? new Request(request.url, { headers: request.headers, signal: request.signal })
-        : request;
+      const asked = head ? getOfHead(request) : request;
       outcome = await route(asked, url, requestId, info);
     } catch (error) {
       if (toApiError(error).status === 500) logFailure(error, request, url);

@@ -10,14 +10,28 @@
  * ticket from a database sequence, then reads the current subscriptions; the state is written only
  * if no read that began later was written first (store.ts applyState). Every change in Stripe is
  * followed by an event whose sync begins after it, so the newest state always wins.
+ *
+ * One subscription per account: opening Checkout expires the account's earlier open session, a
+ * second subscription paid all the same is cancelled and refunded by the sync that finds it
+ * (duplicates.ts), and Checkout and portal sessions are rate-limited per account.
  */
 import type { Sql } from "../db/open.ts";
-import { AccountError } from "../platform/errors.ts";
+import { AccountError, RateLimitedError } from "../platform/errors.ts";
+import { hitRateLimit } from "../db/rate_limits.ts";
 import type { Plan } from "../platform/plans.ts";
 import { findAccountByEmail } from "../accounts/accounts.ts";
 import type { Stripe } from "./stripe.ts";
 import { LIST_PRICES, type PriceList, readStripePrices } from "./prices.ts";
-import { chooseSubscription, isLive, type PaidPlan, type PriceIds, stateOf } from "./state.ts";
+import {
+  chooseSubscription,
+  duplicateSubscriptions,
+  isLive,
+  type PaidPlan,
+  type PriceIds,
+  stateOf,
+} from "./state.ts";
+import { endDuplicate } from "./duplicates.ts";
+import { Stripe as StripeLibrary } from "./stripe.ts";
 import {
   type Applied,
   applyState,
@@ -26,6 +40,7 @@ import {
   type BillingRecord,
   readTicket,
   saveCustomer,
+  swapOpenCheckout,
 } from "./store.ts";
 
 /** What billing needs. */
@@ -41,7 +56,12 @@ export interface BillingDeps {
    */
   formAction: string;
   log: (entry: Record<string, unknown>) => void;
+  /** Checkout and portal sessions one account may open per window (default 10 in 10 minutes). */
+  sessionLimit?: { limit: number; windowSeconds: number };
 }
+
+/** Enough for a person who changes their mind a few times; 40 clicks in a second are not. */
+export const SESSION_LIMIT = { limit: 10, windowSeconds: 600 };
 
 /** The account a checkout or portal session is made for. */
 export interface BillingAccount {
@@ -95,7 +115,16 @@ export function createBilling(deps: BillingDeps) {
       limit: 100,
       expand: ["data.latest_invoice", "data.schedule"],
     });
-    const chosen = chooseSubscription(listed.data, prices);
+    const subscriptions = [...listed.data];
+    const { kept, duplicates } = duplicateSubscriptions(subscriptions, prices);
+    for (const duplicate of duplicates) {
+      const ended = await endDuplicate(deps, duplicate, {
+        accountId: record.accountId,
+        kept: kept!.id,
+      });
+      subscriptions[subscriptions.indexOf(duplicate)] = ended;
+    }
+    const chosen = chooseSubscription(subscriptions, prices);
     if (!chosen) return {};
     const state = stateOf(chosen, prices);
     const applied = await applyState(sql, record.accountId, ticket, state);
@@ -118,6 +147,48 @@ export function createBilling(deps: BillingDeps) {
     return { ...applied, subscriptionId: chosen.id, status: chosen.status, problem };
   }
 
+  /** Counts one session of the account; RateLimitedError (429) past the window's limit. */
+  async function admitSession(accountId: number): Promise<void> {
+    const { limit, windowSeconds } = deps.sessionLimit ?? SESSION_LIMIT;
+    if (await hitRateLimit(sql, { bucket: `billing:session:${accountId}`, limit, windowSeconds })) {
+      return;
+    }
+    // Fixed windows start at multiples of windowSeconds (db/rate_limits.ts).
+    const left = windowSeconds - Math.floor(Date.now() / 1000) % windowSeconds;
+    throw new RateLimitedError("Checkout and Billing pages opened", Math.max(1, left));
+  }
+
+  /** The portal session of the account, not counted (the caller counted it). */
+  async function portalSession(account: BillingAccount): Promise<string> {
+    const customer = await customerOf(account);
+    const session = await stripe.billingPortal.sessions.create({
+      customer,
+      return_url: `${deps.publicBaseUrl}/account`,
+    });
+    return session.url;
+  }
+
+  /**
+   * Expires the Checkout session a newer one replaced. One that cannot be expired (paid or
+   * expired meanwhile, or Stripe out of reach) is logged and left: a second payment is undone
+   * by the sync that finds its subscription.
+   */
+  async function expireCheckout(sessionId: string, accountId: number): Promise<void> {
+    try {
+      await stripe.checkout.sessions.expire(sessionId);
+    } catch (error) {
+      if (!(error instanceof StripeLibrary.errors.StripeError)) throw error;
+      deps.log({
+        // Paid or expired already: expected (a paid one's sync ends any second payment).
+        level: error instanceof StripeLibrary.errors.StripeInvalidRequestError ? "info" : "warn",
+        message: "earlier Checkout session not expired",
+        account_id: accountId,
+        session: sessionId,
+        error: String(error).slice(0, 200),
+      });
+    }
+  }
+
   return {
     syncCustomer,
     formAction: deps.formAction,
@@ -125,11 +196,14 @@ export function createBilling(deps: BillingDeps) {
     /**
      * The Checkout page for `plan`: a subscription of the account's customer, bound to the
      * account. An account whose subscription is live changes plan in the portal instead (a
-     * second subscription would be billed twice), so it gets the portal's address.
+     * second subscription would be billed twice), so it gets the portal's address. The
+     * account's earlier open session is expired, so that only the newest can be paid.
+     * RateLimitedError past the account's session limit.
      */
     async checkoutUrl(account: BillingAccount, plan: PaidPlan): Promise<string> {
+      await admitSession(account.id);
       const record = await billingOfAccount(sql, account.id);
-      if (record && isLive(record.subscriptionStatus)) return await this.portalUrl(account);
+      if (record && isLive(record.subscriptionStatus)) return await portalSession(account);
       const customer = record?.customerId ?? await customerOf(account);
       const base = deps.publicBaseUrl;
       const session = await stripe.checkout.sessions.create({
@@ -143,17 +217,18 @@ export function createBilling(deps: BillingDeps) {
         cancel_url: `${base}/account?done=checkout-cancelled`,
       });
       if (!session.url) throw new Error(`Checkout session ${session.id} has no URL`);
+      const earlier = await swapOpenCheckout(sql, account.id, session.id);
+      if (earlier && earlier !== session.id) await expireCheckout(earlier, account.id);
       return session.url;
     },
 
-    /** The customer portal of the account (card, invoices, plan switch, cancellation). */
+    /**
+     * The customer portal of the account (card, invoices, plan switch, cancellation);
+     * RateLimitedError past the account's session limit.
+     */
     async portalUrl(account: BillingAccount): Promise<string> {
-      const customer = await customerOf(account);
-      const session = await stripe.billingPortal.sessions.create({
-        customer,
-        return_url: `${deps.publicBaseUrl}/account`,
-      });
-      return session.url;
+      await admitSession(account.id);
+      return await portalSession(account);
     },
 
     /**

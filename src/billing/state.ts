@@ -95,6 +95,22 @@ export function chooseSubscription(
   return [...candidates].sort((a, b) => b.created - a.created)[0];
 }
 
+/**
+ * The subscriptions an account should not hold: every live one of a configured price but the
+ * first (the oldest, then the smallest id). One account has one subscription; a second can only
+ * come from two Checkout sessions paid before either's webhook arrived (billing.ts expires the
+ * earlier sessions, but one being paid at that moment cannot be expired).
+ */
+export function duplicateSubscriptions(
+  subscriptions: readonly Stripe.Subscription[],
+  prices: PriceIds,
+): { kept?: Stripe.Subscription; duplicates: Stripe.Subscription[] } {
+  const [kept, ...duplicates] = subscriptions
+    .filter((s) => LIVE.has(s.status) && planOfPrice(prices, idOf(firstItem(s)?.price)))
+    .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+  return { kept, duplicates };
+}
+
 /** The plan a subscription schedule moves to at the end of the paid period, and when. */
 function pendingChange(
   subscription: Stripe.Subscription,

@@ -100,7 +100,31 @@ export async function saveCustomer(
     union all
     select customer_id from billing_customers where account_id = ${accountId}
     limit 1`;
-  return row.customer_id;
+  if (row) return row.customer_id;
+  // Inserted by a concurrent first checkout that committed after this statement's snapshot was
+  // taken: the insert saw it and did nothing, the select could not. A new statement sees it.
+  const [stored] = await sql<{ customer_id: string }[]>`
+    select customer_id from billing_customers where account_id = ${accountId}`;
+  return stored.customer_id;
+}
+
+/**
+ * Records `sessionId` as the account's open Checkout session and returns the one it replaces
+ * (null when none): concurrent calls are serialised by the row lock, so each earlier session is
+ * returned to exactly one caller, which expires it, and only the last one stays.
+ */
+export async function swapOpenCheckout(
+  sql: Sql,
+  accountId: number,
+  sessionId: string,
+): Promise<string | null> {
+  return await sql.begin(async (tx) => {
+    const [row]: [{ open_checkout_id: string | null }?] = await tx`
+      select open_checkout_id from billing_customers where account_id = ${accountId} for update`;
+    await tx`
+      update billing_customers set open_checkout_id = ${sessionId} where account_id = ${accountId}`;
+    return row?.open_checkout_id ?? null;
+  });
 }
 
 /**

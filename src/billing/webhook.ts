@@ -6,8 +6,11 @@
  * plan stays while Stripe retries and drops to Free only when Stripe ends the subscription.
  *
  * Answers: 200 when the event is applied, ignored or seen before; 400 for a missing, forged or
- * stale signature or a body that is no event (nothing is changed); 503 when Stripe or the database
- * could not be reached, so that Stripe delivers the event again later.
+ * stale signature, a body that is no event, or a signed event whose ids the database cannot store
+ * (a control character, an unpaired surrogate, more than 255 characters: Stripe never sends one,
+ * and a retry could not change it); nothing is changed then. 503 only when Stripe or the database
+ * could not be reached, so that Stripe delivers the event again later: never for what the event
+ * holds, since Stripe retries a 5xx for three days.
  */
 import type { Mailer } from "../platform/mailer.ts";
 import { PLAN_LIMITS, PLAN_NAMES } from "../platform/plans.ts";
@@ -16,6 +19,7 @@ import { type Stripe, webhookCrypto } from "./stripe.ts";
 import { billingOfCustomer, claimEvent, releaseEvent } from "./store.ts";
 import { isLive } from "./state.ts";
 import type { Sql } from "../db/open.ts";
+import { textProblem } from "../platform/text.ts";
 
 /** The events the endpoint applies; Stripe's endpoint should send exactly these. */
 export const BILLING_EVENTS = [
@@ -47,6 +51,9 @@ export interface WebhookAnswer {
   body: Record<string, unknown>;
 }
 
+/** The longest id taken from an event: Stripe's ids are at most 255 characters. */
+const MAX_ID_LENGTH = 255;
+
 interface EventObject {
   id?: unknown;
   object?: unknown;
@@ -65,6 +72,36 @@ function customerIdOf(object: EventObject): string | undefined {
   }
   return undefined;
 }
+
+/** What keeps one of the event's strings from being stored, or undefined when all are clean. */
+function eventProblem(event: Stripe.Event): string | undefined {
+  const object = (event.data?.object ?? {}) as EventObject;
+  const fields: [string, unknown][] = [
+    ["id", event.id],
+    ["type", event.type],
+    ["data.object.id", object.id],
+    ["data.object.customer", customerIdOf(object)],
+    ["data.object.client_reference_id", object.client_reference_id],
+  ];
+  for (const [name, value] of fields) {
+    if (typeof value !== "string") continue;
+    if (value.length > MAX_ID_LENGTH) return `${name} is longer than ${MAX_ID_LENGTH} characters`;
+    const problem = textProblem(value);
+    if (problem) return `${name} ${problem}`;
+  }
+  return undefined;
+}
+
+/** True for a PostgreSQL data exception (class 22): a value it cannot take, whatever the retry. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("22");
+}
+
+const INVALID_EVENT = {
+  error: "invalid_event",
+  message: "The event holds a value that cannot be stored",
+};
 
 /** Builds the webhook handler: `(raw body, Stripe-Signature header) -> answer`. */
 export function createBillingWebhook(deps: WebhookDeps) {
@@ -161,12 +198,24 @@ export function createBillingWebhook(deps: WebhookDeps) {
     body: Uint8Array,
     signature: string | null,
   ): Promise<WebhookAnswer> {
+    if (!signature) {
+      return {
+        status: 400,
+        body: { error: "missing_signature", message: "The Stripe-Signature header is missing" },
+      };
+    }
     const event = await verified(body, signature);
     if (!event || typeof event.id !== "string" || typeof event.type !== "string") {
       return {
         status: 400,
         body: { error: "invalid_signature", message: "The Stripe signature is not valid" },
       };
+    }
+    const problem = eventProblem(event);
+    if (problem) {
+      // Signed, so from Stripe or someone holding the secret: worth a look, never a retry.
+      log({ level: "warn", message: "Stripe event refused", problem, type: String(event.type) });
+      return { status: 400, body: INVALID_EVENT };
     }
     if (!(BILLING_EVENTS as readonly string[]).includes(event.type)) {
       return { status: 200, body: { received: true, outcome: "ignored" } };
@@ -181,6 +230,17 @@ export function createBillingWebhook(deps: WebhookDeps) {
     } catch (error) {
       // Stripe delivers again later (for up to three days): the event must not count as seen.
       if (claimed) await releaseEvent(sql, event.id).catch(() => {});
+      if (isDataError(error)) {
+        // A value the database refuses stays refused: a retry would fail the same way.
+        log({
+          level: "warn",
+          message: "Stripe event refused by the database",
+          event: event.id,
+          type: event.type,
+          error: String(error).slice(0, 200),
+        });
+        return { status: 400, body: INVALID_EVENT };
+      }
       log({
         level: "error",
         message: "Stripe event failed; Stripe will deliver it again",

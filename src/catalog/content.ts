@@ -15,7 +15,7 @@ import {
   toDetail,
   toListItem,
 } from "./opportunities.ts";
-import { searchOpportunities } from "./search.ts";
+import { type Memo, searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
@@ -42,6 +42,15 @@ export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
   listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
+  /**
+   * The pages of the list at `query` for an export (src/rest/export.ts): the list's own answer
+   * (the same code, best match and relevance included), read afresh and not cached, page after
+   * page by the next_cursor of the previous one (undefined for the first).
+   */
+  exportPages(
+    version: number,
+    query: OpportunityQuery,
+  ): (cursor: string | undefined) => Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
    * read it at `version` (no second query).
@@ -97,59 +106,86 @@ export function createContent(
     compute: () => Promise<T>,
     weight = 1,
   ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
+  const searchMemo = (version: number): Memo => (key, compute) =>
+    cached(version, `opportunities:search:${key}`, compute);
+
+  /**
+   * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
+   * (exportPages) are read afresh, 1,000 rows each, and keep what they share in `memo`.
+   */
+  async function listAnswer(
+    version: number,
+    query: OpportunityQuery,
+    memo?: Memo,
+  ): Promise<OpportunityList> {
+    // The count depends on the filters only: not on the page, its size or the order. It is
+    // kept per score: the total, and the band of a page in the score order (score_band.ts).
+    const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
+    const counts = () =>
+      cached(
+        version,
+        keyOf("opportunities:count", filter),
+        () => scoreCountsFromSummary(sql, filter),
+      );
+    // A page reached by cursor has no number.
+    const number = query.cursor === undefined ? query.page : null;
+    if (!query.q?.trim()) {
+      // The score order needs the counts before its page; the newest order reads both at once.
+      // The page itself is not cached apart: the whole answer is.
+      const [scored, rows] = sortOf(query) === "score"
+        ? await counts().then(async (c) =>
+          [c, await readOpportunityPage(sql, query, { counts: c })] as const
+        )
+        : await Promise.all([counts(), readOpportunityPage(sql, query)]);
+      return {
+        items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),
+        total: scored.total,
+        page: number,
+        page_size: query.page_size,
+        match: "all",
+        next_cursor: nextCursor(query, rows),
+      };
+    }
+    // One turn of the gate for the count and the page together: a turn each would send every
+    // page to the back of the queue behind the counts that arrived after it.
+    return await searches.run(async () => {
+      const found = await searchOpportunities(sql, query, {
+        forcePlans: context.forcePlans,
+        memo: memo ?? searchMemo(version),
+      });
+      return {
+        items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
+        total: found.total,
+        page: number,
+        page_size: query.page_size,
+        match: found.match,
+        next_cursor: found.next_cursor,
+      };
+    });
+  }
+
   return {
     publicBaseUrl: context.publicBaseUrl,
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
-      // filter too, so paging through a result counts it once. With q the total comes first:
-      // it chooses how the page is found (see pagePlan).
-      cached(version, keyOf("opportunities:list", query), async () => {
-        // The count depends on the filters only: not on the page, its size or the order. It is
-        // kept per score: the total, and the band of a page in the score order (score_band.ts).
-        const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
-        const counts = () =>
-          cached(
-            version,
-            keyOf("opportunities:count", filter),
-            () => scoreCountsFromSummary(sql, filter),
-          );
-        // A page reached by cursor has no number.
-        const number = query.cursor === undefined ? query.page : null;
-        if (!query.q?.trim()) {
-          // The score order needs the counts before its page; the newest order reads both at once.
-          const [scored, rows] = sortOf(query) === "score"
-            ? await counts().then(async (c) =>
-              [c, await readOpportunityPage(sql, query, { counts: c })] as const
-            )
-            : await Promise.all([counts(), readOpportunityPage(sql, query)]);
-          return {
-            items: rows.slice(0, query.page_size).map((row) =>
-              toListItem(row, context.publicBaseUrl)
-            ),
-            total: scored.total,
-            page: number,
-            page_size: query.page_size,
-            match: "all",
-            next_cursor: nextCursor(query, rows),
-          };
-        }
-        // One turn of the gate for the count and the page together: a turn each would send
-        // every page to the back of the queue behind the counts that arrived after it.
-        return await searches.run(async () => {
-          const found = await searchOpportunities(sql, query, {
-            forcePlans: context.forcePlans,
-            memo: (key, compute) => cached(version, `opportunities:search:${key}`, compute),
-          });
-          return {
-            items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
-            total: found.total,
-            page: number,
-            page_size: query.page_size,
-            match: found.match,
-            next_cursor: found.next_cursor,
-          };
-        });
-      }, Math.ceil(query.page_size / 20)),
+      // filter too, so paging through a result counts it once.
+      cached(
+        version,
+        keyOf("opportunities:list", query),
+        () => listAnswer(version, query),
+        Math.ceil(query.page_size / 20),
+      ),
+    exportPages: (version, query) => {
+      // What the chunks of a question's export share (its count, units and ranked candidates)
+      // is kept for the whole export, so that a chunk read after the cache let them go (or at a
+      // newer version) continues the same list.
+      const kept = new Map<string, Promise<unknown>>();
+      const memo: Memo = <T>(key: string, compute: () => Promise<T>) => {
+        if (!kept.has(key)) kept.set(key, searchMemo(version)(key, compute));
+        return kept.get(key) as Promise<T>;
+      };
+      return (cursor) => listAnswer(version, { ...query, page: 1, cursor }, memo);
+    },
     getOpportunity: (version, id, fetched) =>
       cached(
         version,

@@ -3,16 +3,7 @@
  * opportunity of its theme where it says so, with one draft and one scheduled article.
  */
 import type { BlogPostRecord, ThemeRecord } from "./records.ts";
-import {
-  ANCHOR,
-  DAY,
-  externalId,
-  mix,
-  opportunityCore,
-  Random,
-  SCHEDULED_AT,
-  type ThemeInfo,
-} from "./demo.ts";
+import { ANCHOR, DAY, opportunityAt, SCHEDULED_AT, type ThemeInfo } from "./demo.ts";
 import { COMPLAINTS, RISKS } from "./demo_words.ts";
 
 interface Topic {
@@ -182,10 +173,16 @@ function topicBody(topic: Topic, info: ThemeInfo, mentions: ThemeRecord): string
     (mentions.mentions_30d - mentions.mentions_prev_30d) * 100 / mentions.mentions_prev_30d,
   );
   const trend = change >= 10 ? `up ${change}%` : change <= -10 ? `down ${-change}%` : "flat";
-  const [audience1, audience2, audience3] = category.audiences;
   const [job1, job2, job3] = theme.jobs;
+  const who = [
+    (a: string) => `**${capitalize(a)}**, who need to ${job1} between paid work.`,
+    (a: string) =>
+      `**${capitalize(a)}**, who have tried to ${job2} with generic tools and gave up.`,
+    (a: string) => `**${capitalize(a)}**, for whom a mistake here costs real money.`,
+  ];
+  const audiences = theme.audiences.slice(0, 3).map((a, i) => `- ${who[i](a)}`).join("\n");
   const prices = ["$12-$30", "$25-$99", "$49-$199", "Free tier, then $20+", "Custom pricing"];
-  const rows = category.competitors.slice(0, 4).map((c, i) =>
+  const rows = theme.competitors.map((c, i) =>
     `| ${c} | ${prices[i % prices.length]} / month | ${COMPLAINTS[i % COMPLAINTS.length]} |`
   ).join("\n");
   const [refText, refUrl] = category.reference;
@@ -197,9 +194,7 @@ desk this week.
 
 ## Who feels the pain
 
-- **${capitalize(audience1)}**, who need to ${job1} between paid work.
-- **${capitalize(audience2)}**, who have tried to ${job2} with generic tools and gave up.
-- **${capitalize(audience3)}**, for whom a mistake here costs real money.
+${audiences}
 
 ## What people use today
 
@@ -287,8 +282,8 @@ function strongOpportunityOf(
   totalWeight: number,
 ): string | null {
   for (let i = 0; i < count; i++) {
-    const { info, score } = opportunityCore(new Random(mix(seed, i)), themes, totalWeight);
-    if (info.theme.slug === theme && score >= 65) return externalId(i);
+    const o = opportunityAt(seed, i, themes, totalWeight);
+    if (o.theme === theme && o.score >= 65) return o.external_id;
   }
   return null;
 }

@@ -1,24 +1,26 @@
 /**
- * GET /api/v1/opportunities/export: every opportunity of a filter, streamed as JSON
- * Lines or CSV, for the Business plan. The rows are read in keyset chunks of EXPORT_CHUNK (the
- * list's cursor, so each costs the same at any depth, and a row that existed when the export
- * began is sent exactly once even while imports run) and written as each chunk arrives.
+ * GET /api/v1/opportunities/export: every opportunity of a filter, streamed as JSON Lines or CSV,
+ * for the Business plan. The rows are the list's (GET /api/v1/opportunities with the same filters
+ * and sort), read by the list's own code (Content.exportPages) in pages of EXPORT_CHUNK that
+ * follow its next_cursor, so that an export holds exactly the rows of the list in its order, a
+ * question's best match and relevance order included, each chunk costing the same at any depth.
  *
- * Price: 1 call per started EXPORT_CHUNK rows (at least 1), charged before the first byte from
- * the exact total, so a client knows the price from the X-Total-Count and X-Quota headers and an
- * export the quota cannot pay for is a 429 that charges nothing. If the stream fails midway, the
- * chunks not sent are given back.
+ * Price: 1 call per started EXPORT_CHUNK rows of the exact total (at least 1), shown before the
+ * first byte (X-Total-Count, X-Export-Calls). The key and the plan are checked charging nothing;
+ * the first chunk gives the total; the whole price is then reserved in one statement
+ * (reserveUnits), so concurrent exports never pass the month's limit and never refuse one that
+ * the quota still covers; an export the quota cannot pay is a 429 that charges nothing. When the
+ * stream ends the charge is settled at the started EXPORT_CHUNKs sent (at least 1 once it ends
+ * normally, none when a client that disconnects or a failure has sent no row) and the rest given
+ * back. A HEAD answers the headers, the price included, and charges nothing.
  */
 import * as z from "zod";
-import { admit, type Operation, OPERATIONS, refund } from "../metering/admission.ts";
-import { apiKeyOf, authenticate } from "../accounts/credentials.ts";
-import { chargeUnits, refundUnits } from "../metering/bulk_charge.ts";
-import type { Caller } from "../accounts/credentials.ts";
-import { toListItem } from "../catalog/opportunities.ts";
-import { readOpportunityPage } from "../catalog/opportunities.ts";
-import { nextCursor } from "../catalog/opportunity_cursor.ts";
+import { admit, type Operation, OPERATIONS } from "../metering/admission.ts";
+import { apiKeyOf, authenticate, type Caller } from "../accounts/credentials.ts";
+import { refundUnits, reserveUnits } from "../metering/bulk_charge.ts";
 import { parseQuery } from "../catalog/params.ts";
 import {
+  type OpportunityList,
   type OpportunityListItem,
   OpportunityListItemSchema,
   type OpportunityQuery,
@@ -26,15 +28,21 @@ import {
 } from "../catalog/schemas.ts";
 import type { Content } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
-import { MethodNotAllowedError, QuotaExceededError } from "../platform/errors.ts";
+import { MethodNotAllowedError, QuotaExceededError, toApiError } from "../platform/errors.ts";
 import { errorResponse, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
+import { isHead } from "../platform/head.ts";
+import type { UsageState } from "../platform/plans.ts";
+import { csvLine } from "./csv.ts";
 
 /** Rows per chunk read, and per call charged. */
 export const EXPORT_CHUNK = 1000;
 
-/** The export as an operation of the quota (its first call; chargeUnits adds the rest). */
-const EXPORT_OPERATION: Operation = OPERATIONS.exportOpportunities;
+/**
+ * The export's checks of key and plan, charging nothing: its price is known only with its total
+ * (reserveUnits charges it).
+ */
+const EXPORT_CHECK: Operation = { ...OPERATIONS.exportOpportunities, cost: 0 };
 
 const { page: _p, page_size: _s, cursor: _c, ...FILTERS } = OpportunityQuerySchema.shape;
 
@@ -51,23 +59,18 @@ export const ExportQuerySchema = z.object({
 
 const COLUMNS = Object.keys(OpportunityListItemSchema.shape) as (keyof OpportunityListItem)[];
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-function csvField(value: unknown): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-function csvLine(item: OpportunityListItem): string {
-  return COLUMNS.map((c) => csvField(item[c])).join(",") + "\r\n";
-}
-
 /** What the export needs of the REST edge. */
 export interface ExportDeps {
   sql: Sql;
   content: Content;
 }
 
-/** Answers GET /api/v1/opportunities/export: key -> parameters -> plan -> price -> stream. */
+/** The calls for `rows` rows: 1 per started EXPORT_CHUNK (none for none). */
+export function exportCalls(rows: number): number {
+  return Math.ceil(rows / EXPORT_CHUNK);
+}
+
+/** Answers GET and HEAD /api/v1/opportunities/export: key -> parameters -> plan -> price -> stream. */
 export async function serveExport(
   request: Request,
   url: URL,
@@ -85,52 +88,76 @@ export async function serveExport(
   const { format, ...filters } = params;
   const query: OpportunityQuery = { ...filters, page: 1, page_size: EXPORT_CHUNK };
   const at = new Date();
-  const { caller, refusal } = await admit(deps.sql, key, EXPORT_OPERATION, undefined, at);
-  if (refusal) {
-    const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
-    return { response: errorResponse(refusal, caller.usage), caller, quota };
-  }
-  let total: number;
+  const { caller, refusal } = await admit(deps.sql, key, EXPORT_CHECK, undefined, at);
+  if (refusal) return { response: errorResponse(refusal, caller.usage), caller };
+  // Nothing left: no export can be paid, whatever its total.
+  if (caller.usage.remaining <= 0) return quotaRefusal(caller, caller.usage);
+  const pages = deps.content.exportPages(caller.dataVersion, query);
+  let first: OpportunityList;
   try {
-    // The list's own total (cached, from the summaries without q).
-    total = (await deps.content.listOpportunities(caller.dataVersion, { ...query, page_size: 1 }))
-      .total;
+    first = await pages(undefined);
   } catch (error) {
-    await refund(deps.sql, caller, at);
-    logFailure(error, request, url);
-    return { response: errorResponse(error), caller };
+    if (toApiError(error).status === 500) logFailure(error, request, url);
+    return { response: errorResponse(error, caller.usage), caller };
   }
-  const units = Math.max(1, Math.ceil(total / EXPORT_CHUNK));
-  const used = await chargeUnits(deps.sql, caller, units - 1, at);
-  if (used === undefined) {
-    const after = await refund(deps.sql, caller, at) ?? caller.usage.used - 1;
-    const { limit, reset_at } = caller.usage;
-    const error = new QuotaExceededError(after, limit, reset_at);
-    error.message = `This export of ${total} opportunities costs ${units} calls (1 per started ` +
-      `${EXPORT_CHUNK}); ${Math.max(0, limit - after)} are left this month, until ${reset_at}`;
-    const usage = { ...caller.usage, used: after, remaining: Math.max(0, limit - after) };
-    return { response: errorResponse(error, usage), caller, quota: "rejected" };
+  const total = first.total;
+  const units = Math.max(1, exportCalls(total));
+  const price = { total, units };
+  if (isHead(request)) {
+    if (units > caller.usage.remaining) return quotaRefusal(caller, caller.usage, price);
+    const headers = exportHeaders(format, price, caller.usage);
+    return { response: new Response(null, { status: 200, headers }), caller, quota: "free" };
   }
+  const { reserved, used } = await reserveUnits(deps.sql, caller, units, at);
   const usage = { ...caller.usage, used, remaining: Math.max(0, caller.usage.limit - used) };
-  const headers = {
+  if (!reserved) return quotaRefusal(caller, usage, price);
+  const body = exportStream(deps, { pages, first, format, units, caller, at, request, url });
+  const headers = exportHeaders(format, price, usage);
+  return { response: new Response(body, { status: 200, headers }), caller, quota: "charged" };
+}
+
+/** The 429 of an export the quota cannot pay, naming its price when it is known; nothing charged. */
+function quotaRefusal(
+  caller: Caller,
+  usage: UsageState,
+  price?: { total: number; units: number },
+): Outcome {
+  const { used, limit, reset_at } = usage;
+  const error = new QuotaExceededError(used, limit, reset_at);
+  if (price) {
+    error.message = `This export of ${price.total} opportunities costs ${price.units} calls ` +
+      `(1 per started ${EXPORT_CHUNK}); ${Math.max(0, limit - used)} are left this month, ` +
+      `until ${reset_at}`;
+  }
+  return { response: errorResponse(error, usage), caller, quota: "rejected" };
+}
+
+function exportHeaders(
+  format: "jsonl" | "csv",
+  price: { total: number; units: number },
+  usage: UsageState,
+): Record<string, string> {
+  return {
     ...quotaHeaders(usage),
     "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
     "Content-Disposition": `attachment; filename="opportunities.${format}"`,
     "Cache-Control": "no-store",
-    "X-Total-Count": String(total),
-    "X-Export-Calls": String(units),
+    "X-Total-Count": String(price.total),
+    "X-Export-Calls": String(price.units),
   };
-  const body = exportStream(deps, { query, format, total, units, caller, at, request, url });
-  return { response: new Response(body, { status: 200, headers }), caller, quota: "charged" };
 }
 
-/** The rows of the export, chunk by chunk as the client reads them. */
+/**
+ * The rows of the export, a chunk each time the client reads (highWaterMark 0: nothing is read
+ * ahead, so the rows counted as sent are the rows handed to the client), and the settlement of
+ * its reserved `units` when the stream closes, is cancelled or fails.
+ */
 function exportStream(
   deps: ExportDeps,
   run: {
-    query: OpportunityQuery;
+    pages: (cursor: string | undefined) => Promise<OpportunityList>;
+    first: OpportunityList;
     format: "jsonl" | "csv";
-    total: number;
     units: number;
     caller: Caller;
     at: Date;
@@ -139,42 +166,49 @@ function exportStream(
   },
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let cursor: string | undefined;
+  let chunk: OpportunityList | undefined = run.first;
+  let chunkCursor: string | undefined;
   let started = false;
   let sent = 0;
-  // A client that stops reading has had the export it paid for; nothing more is read.
+  let settled = false;
+  // A client that stops reading pays for what it was sent; nothing more is read.
   let cancelled = false;
+  /** Gives back the reserved units beyond `owed` (once; never more than reserved is kept). */
+  async function settle(owed: number): Promise<void> {
+    if (settled) return;
+    settled = true;
+    await refundUnits(deps.sql, run.caller, run.units - Math.min(run.units, owed), run.at);
+  }
   return new ReadableStream<Uint8Array>({
-    cancel() {
+    async cancel() {
       cancelled = true;
+      await settle(exportCalls(sent));
     },
     async pull(controller) {
       try {
+        chunk ??= await run.pages(chunkCursor);
+        if (cancelled) return;
         let text = "";
         if (!started && run.format === "csv") text += COLUMNS.join(",") + "\r\n";
-        if (started && cursor === undefined) return controller.close();
         started = true;
-        const chunk = { ...run.query, cursor };
-        const rows = await readOpportunityPage(deps.sql, chunk);
-        if (cancelled) return;
-        const items = rows.slice(0, EXPORT_CHUNK).map((r) =>
-          toListItem(r, deps.content.publicBaseUrl)
-        );
-        for (const item of items) {
-          text += run.format === "csv" ? csvLine(item) : JSON.stringify(item) + "\n";
+        for (const item of chunk.items) {
+          text += run.format === "csv" ? csvLine(COLUMNS, item) : JSON.stringify(item) + "\n";
         }
-        sent += items.length;
-        cursor = nextCursor(chunk, rows) ?? undefined;
+        sent += chunk.items.length;
+        const next = chunk.next_cursor;
+        chunk = undefined;
+        chunkCursor = next ?? undefined;
+        // Settled before the last bytes go out, so that a client that read to the end finds
+        // its usage final.
+        if (next === null) await settle(Math.max(1, exportCalls(sent)));
         if (text) controller.enqueue(encoder.encode(text));
-        if (cursor === undefined) controller.close();
+        if (next === null) controller.close();
       } catch (error) {
         if (cancelled) return;
-        // The calls of the chunks not sent are given back.
-        const owed = Math.max(1, Math.ceil(sent / EXPORT_CHUNK));
-        await refundUnits(deps.sql, run.caller, run.units - owed, run.at);
+        await settle(exportCalls(sent));
         logFailure(error, run.request, run.url);
         controller.error(error);
       }
     },
-  });
+  }, { highWaterMark: 0 });
 }

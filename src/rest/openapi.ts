@@ -185,11 +185,14 @@ function exportOperation() {
     summary: "Export every opportunity of a filter as JSON Lines or CSV",
     description: "Streams every opportunity matching the list's filters (no paging), in the " +
       "list's order, as JSON Lines (one list item per line) or CSV (a header line, then one " +
-      `line per item, RFC 4180). Business only; costs 1 call per started ${EXPORT_CHUNK} rows ` +
-      "(at least 1), charged before the first byte from the exact total (X-Total-Count, " +
-      "X-Export-Calls); an export the quota cannot pay for in full is a 429 that charges " +
-      "nothing. Rows arrive in chunks of 1,000; a row that existed when the export began is " +
-      "sent exactly once.",
+      `line per item, RFC 4180; text cells that begin with = + - @ tab or CR get a leading ').` +
+      " Exactly the rows of the list with the same parameters, in its order (best match and " +
+      `relevance included). Business only; costs 1 call per started ${EXPORT_CHUNK} rows sent ` +
+      "(at least 1): the price from the exact total (X-Total-Count, X-Export-Calls) is reserved " +
+      "before the first byte and settled when the stream ends, the calls of rows not sent given " +
+      "back (a client that disconnects pays the started thousands it was sent). An export the " +
+      "quota cannot pay for in full is a 429 that charges nothing; HEAD answers the headers and " +
+      "charges nothing. Rows arrive in chunks of 1,000 as the client reads.",
     parameters: queryParameters(ExportQuerySchema),
     result: "OpportunityList",
   });
@@ -199,7 +202,10 @@ function exportOperation() {
     headers: {
       ...quotaHeaders,
       "X-Total-Count": { description: "Rows in the export", schema: { type: "integer" } },
-      "X-Export-Calls": { description: "Calls charged for it", schema: { type: "integer" } },
+      "X-Export-Calls": {
+        description: "Its price in calls, reserved now and settled at the rows sent",
+        schema: { type: "integer" },
+      },
     },
     content: {
       "application/x-ndjson": {

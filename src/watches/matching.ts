@@ -18,6 +18,7 @@
  *   statement. The cost is bounded by (rows changed) x (watches), whatever was matched before.
  */
 import type { Sql } from "../db/open.ts";
+import { overPlanLimit } from "./plan_limit.ts";
 
 /** Opportunities of one webhook event at most. */
 export const EVENT_SIZE = 100;
@@ -117,7 +118,7 @@ export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
       select w.id as watch_id, x.id as opportunity_id
       from watches w
       join changed x on ${watchMatches(sql, NOW)}
-      where not w.paused and w.created_at <= now()
+      where not w.paused and not ${overPlanLimit(sql, "w")} and w.created_at <= now()
         -- Not new when the row matched the same query with its values before the import.
         and not (x.existed and coalesce(${watchMatches(sql, BEFORE)}, false))
     ),

@@ -11,6 +11,7 @@
  * a retry cannot change. A webhook failing for 3 days is switched off and its owner told.
  */
 import type { Sql } from "../db/open.ts";
+import { overPlanLimit } from "./plan_limit.ts";
 
 /** Attempts of a job at most (the first and 11 retries, about 3 days). */
 export const MAX_ATTEMPTS = 12;
@@ -46,6 +47,7 @@ export interface Job {
   emailToken: string;
   accountEmail: string;
   emailOn: boolean;
+  /** Paused by its owner or beyond its plan's limit (plan_limit.ts). */
   paused: boolean;
   /** The webhook was switched off, or the plan no longer has webhooks. */
   webhookOff: boolean;
@@ -99,7 +101,10 @@ export async function claimJobs(
     )
     select c.id::text, c.watch_id, c.kind, c.opportunity_ids, c.change_ids::text[], c.payload, c.attempts, w.name,
       w.webhook_url, w.webhook_secret, w.email_token, a.email as account_email, w.email,
-      w.paused, (w.webhook_disabled_at is not null or a.plan = 'free') as webhook_off
+      -- Paused by its owner or by the plan's limit (plan_limit.ts): either way it delivers nothing.
+      (w.paused or ${
+    overPlanLimit(sql, "w")
+  }) as paused, (w.webhook_disabled_at is not null or a.plan = 'free') as webhook_off
     from claimed c
     join watches w on w.id = c.watch_id
     join accounts a on a.id = w.account_id

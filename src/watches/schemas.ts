@@ -112,7 +112,16 @@ export const WatchSchema = z.object({
     email: z.boolean(),
     feed: z.boolean(),
   }),
-  paused: z.boolean(),
+  paused: z.boolean().describe("Paused by its owner (PATCH paused), or by unsubscribing"),
+  status: z.enum(["active", "paused", "paused_plan_limit"]).describe(
+    "active: it records and delivers new matches; paused: paused by its owner (or left " +
+      "without a delivery); paused_plan_limit: the account holds more watches than its plan " +
+      "keeps on (after a downgrade), so only the newest within the limit deliver; an upgrade, " +
+      "or deleting or pausing a newer watch, resumes it",
+  ),
+  status_reason: z.string().nullable().describe(
+    "Why the watch is paused, in words; null when active",
+  ),
   theme_status: z.enum(THEME_FOLLOWS).optional().describe(
     "Present when the watch follows theme status changes: any, or the status it waits for",
   ),

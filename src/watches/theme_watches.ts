@@ -9,6 +9,7 @@
  * none) is not a change.
  */
 import type { Sql } from "../db/open.ts";
+import { overPlanLimit } from "./plan_limit.ts";
 import { TREND_STATUSES } from "../catalog/trend_rule.ts";
 import { type WatchMail, watchMail } from "./digest.ts";
 
@@ -44,7 +45,8 @@ export async function recordThemeChanges(sql: Sql): Promise<number> {
       from watches w
       join changes x on (w.category is null or w.category = x.category)
         and (w.theme_status = 'any' or w.theme_status = x.to_status)
-      where w.theme_status is not null and not w.paused and w.created_at <= now()
+      where w.theme_status is not null and not w.paused and not ${overPlanLimit(sql, "w")}
+        and w.created_at <= now()
       group by w.id
     ),
     batches as (

@@ -25,6 +25,7 @@ import {
 import { parseWatchQuery, validate } from "./input.ts";
 import { checkOutboundUrl, UnsafeUrlError, type UrlPolicy } from "../platform/outbound_target.ts";
 import { isRowId } from "../db/rows.ts";
+import { overPlanLimit, watchStatus } from "./plan_limit.ts";
 
 /** Who manages a watch: the caller's account and its plan. */
 export interface Owner {
@@ -91,6 +92,9 @@ interface WatchRow {
   theme_status: Watch["theme_status"] | null;
   created_at: Date;
   updated_at: Date;
+  /** Derived (plan_limit.ts): on, but beyond the plan's limit; and the account's plan. */
+  over_limit: boolean;
+  plan: Plan;
 }
 
 const COLUMNS = [
@@ -108,6 +112,12 @@ const COLUMNS = [
   "updated_at",
 ] as const;
 
+/** The columns of a watch with what is derived from its account: `returning` or `select` it. */
+function columns(sql: Sql) {
+  return sql`${sql(COLUMNS)}, ${overPlanLimit(sql, "watches")} as over_limit,
+    (select plan from accounts where id = watches.account_id) as plan`;
+}
+
 function toWatch(row: WatchRow): Watch {
   return {
     id: row.id,
@@ -123,6 +133,7 @@ function toWatch(row: WatchRow): Watch {
       feed: row.feed_token_hash !== null,
     },
     paused: row.paused,
+    ...watchStatus(row),
     ...(row.theme_status ? { theme_status: row.theme_status } : {}),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -201,7 +212,7 @@ async function insertWithinLimit(
       where s.slot is not null
         and (select count(*) from watches where account_id = ${account}) < ${limit}::int
       on conflict (account_id, slot) do nothing
-      returning ${sql(COLUMNS)}`;
+      returning ${columns(sql)}`;
     if (row) return row;
     const [{ count }] = await sql<{ count: number }[]>`
       select count(*)::int as count from watches where account_id = ${account}`;
@@ -250,7 +261,7 @@ export async function createWatch(
 /** The owner's watches, oldest first. */
 export async function listWatches(sql: Sql, accountId: number): Promise<WatchList> {
   const rows = await sql<WatchRow[]>`
-    select ${sql(COLUMNS)} from watches where account_id = ${accountId} order by id`;
+    select ${columns(sql)} from watches where account_id = ${accountId} order by id`;
   return { items: rows.map(toWatch) };
 }
 
@@ -262,7 +273,7 @@ function notFound(id: number): NotFoundError {
 export async function getWatch(sql: Sql, accountId: number, id: number): Promise<Watch> {
   if (!isRowId(id)) throw notFound(id);
   const [row]: [WatchRow?] = await sql`
-    select ${sql(COLUMNS)} from watches where id = ${id} and account_id = ${accountId}`;
+    select ${columns(sql)} from watches where id = ${id} and account_id = ${accountId}`;
   if (!row) throw notFound(id);
   return toWatch(row);
 }
@@ -344,7 +355,7 @@ export async function updateWatch(
   const [row]: [WatchRow?] = await sql`
     update watches set ${sql(changes)}, updated_at = now()
     where id = ${id} and account_id = ${owner.accountId}
-    returning ${sql(COLUMNS)}`;
+    returning ${columns(sql)}`;
   if (!row) throw notFound(id);
   if (changes.webhook_url === null || changes.paused === true) {
     // Nothing more goes to a removed webhook; a paused watch delivers nothing.

@@ -304,8 +304,9 @@ export function createAccountArea(deps: AccountDeps & { documents?: DocumentPoli
       }
       case "/account/trends": {
         if (!isGet) return methodNotAllowed("GET, HEAD");
-        if (!await session(visit)) return redirect("/account");
-        return respond(200, await trendsPage(deps.sql, url));
+        const current = await session(visit);
+        if (!current) return redirect("/account");
+        return respond(200, await trendsPage(deps.sql, url, current.account.plan));
       }
       case "/account/signup":
       case "/account/signin":

@@ -15,6 +15,7 @@ import type { BillingRecord } from "../billing/store.ts";
 import { isLive, type PaidPlan } from "../billing/state.ts";
 import { type Plan, PLAN_LIMITS, PLAN_NAMES, PLAN_RANK, PLANS } from "../platform/plans.ts";
 import type { UsageState } from "../platform/plans.ts";
+import { RateLimitedError } from "../platform/errors.ts";
 import { formatDate, html, type SafeHtml } from "./html.ts";
 import { type AccountResponse, redirect, type Visit } from "./account_common.ts";
 
@@ -215,6 +216,19 @@ export function createBillingForms(deps: {
           : await billing.checkoutUrl(current.account, plan as PaidPlan),
       );
     } catch (error) {
+      if (error instanceof RateLimitedError) {
+        const minutes = Math.ceil(error.retryAfterSeconds / 60);
+        const page = await dashboard(current, {
+          error: `Too many Checkout or Billing pages were opened for this account. Nothing was ` +
+            `charged; use the page you opened last, or try again in ${minutes} minute` +
+            `${minutes === 1 ? "" : "s"}.`,
+          status: 429,
+        });
+        return {
+          ...page,
+          headers: { ...page.headers, "Retry-After": String(error.retryAfterSeconds) },
+        };
+      }
       if (!isStripeError(error)) throw error;
       deps.log({ level: "error", message: `Stripe ${action} failed`, error: String(error) });
       return await dashboard(current, {

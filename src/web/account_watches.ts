@@ -210,6 +210,13 @@ function undeliveredNotice(watch: Watch, owner: Owner): SafeHtml | "" {
   it.</p>`;
 }
 
+/** Why a watch beyond the plan's limit delivers nothing, and how to resume it. */
+function planLimitNotice(watch: Watch): SafeHtml | "" {
+  if (watch.status !== "paused_plan_limit") return "";
+  return html`<p class="notice" id="watch-${watch.id}-plan-limit"><strong>Paused: over your plan's
+  watch limit.</strong> ${watch.status_reason}.</p>`;
+}
+
 function actionForm(csrf: SafeHtml, watch: Watch, action: string, label: string): SafeHtml {
   return html`<form method="post" action="/account/watches/${action}" class="inline">${csrf}
   <input type="hidden" name="id" value="${watch.id}">
@@ -228,9 +235,14 @@ function watchCard(
         ? html`
           <span class="muted">(paused)</span>
         `
+        : watch.status === "paused_plan_limit"
+        ? html`
+          <span class="muted">(paused by the plan's limit)</span>
+        `
         : ""}</h3>
       <p>Query: ${querySummary(watch)}. Created ${formatDate(watch.created_at)}.</p>
       ${undeliveredNotice(watch, forms.owner)}
+      ${planLimitNotice(watch)}
       ${deliverySummary(watch)}
       ${attemptTable(attempts)}
       <div class="actions">
@@ -298,7 +310,9 @@ export async function watchesSection(
       <h2 id="watches-title">Watches</h2>
       <p class="muted">A watch is a saved list query: after each import it delivers the new matches
     by webhook, e-mail digest or private feed. Free: 1 watch (e-mail and feed); Pro: 10; Business:
-    50. Managing watches and their deliveries costs no quota.</p>
+    50. After a move to a plan with fewer watches, the newest ones within its limit keep
+    delivering and the others are paused until you upgrade. Managing watches and their
+    deliveries costs no quota.</p>
       ${items.length === 0 ? html`<p>You have no watches yet.</p>` : cards}
       ${createForm(state, csrf, owner)}
     </section>

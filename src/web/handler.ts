@@ -241,8 +241,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       return errorResponse(new MethodNotAllowedError(request.method, "POST"));
     }
     if (!deps.billing) return errorResponse(new NotFoundError("Billing is not configured"));
-    const body = new Uint8Array(await request.arrayBuffer());
-    const answer = await deps.billing.webhook(body, request.headers.get("stripe-signature"));
+    const signature = request.headers.get("stripe-signature");
+    // Unsigned: refused without reading a byte (the app did not read it either), so a client
+    // that promises a body and never sends it holds nothing.
+    if (!signature) await request.body?.cancel().catch(() => {});
+    const body = signature ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
+    const answer = await deps.billing.webhook(body, signature);
     return json(answer.status, answer.body);
   }
 

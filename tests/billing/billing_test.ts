@@ -146,7 +146,9 @@ dbTest(
         "the webhooks make the account Pro: the next call's limit is 1,000",
         async () => {
           await setUsed(db.sql, ann.accountId, 15);
-          await deliverAll(app, stripe, stripe.completeCheckout(sessionIdOf(checkout)));
+          // The second click expired the first session: only the newest one can be paid.
+          const latest = await startCheckout(ann, "pro");
+          await deliverAll(app, stripe, stripe.completeCheckout(sessionIdOf(latest)));
           assert.deepEqual(await planOf(app, ann), { plan: "pro", limit: 1000 });
           const { text } = await ann.browser.get("/account");
           assert.match(text, /<strong id="current-plan">Pro<\/strong>/);

@@ -78,7 +78,7 @@ dbTest("every plan of a keyword search page finds the same page", async (db) => 
     join opportunities o on o.theme_id = t.id group by 1 order by count(*) desc limit 1`;
   const cases: Record<string, string | number | boolean>[] = [];
   for (
-    const q of ["the", "ai", "app", '"browser extension"', "a -the", "tool OR crm", "c++", "--"]
+    const q of ["the", "ai", "app", '"web app"', "a -the", "tool OR crm", "c++", "--"]
   ) {
     const extras: Record<string, string | number>[] = [{}, { platform }, { category }, {
       min_score: 70,

@@ -2,11 +2,16 @@
  * A local stand-in for the few Stripe API endpoints the service calls, served over real HTTP so
  * that the official `stripe` library runs unchanged against it (STRIPE_API_BASE):
  * - POST /v1/customers (an Idempotency-Key returns the customer made first), GET /v1/prices/:id;
- * - POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id, and the Checkout page itself at
- *   /checkout/:id (a Pay button) that completes the session and redirects to its success_url;
+ * - POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id, POST
+ *   /v1/checkout/sessions/:id/expire (only an open session; recorded in `expired`), and the
+ *   Checkout page itself at /checkout/:id (a Pay button) that completes the session and
+ *   redirects to its success_url (an expired session cannot be paid);
  * - POST /v1/billing_portal/sessions and a portal page at /portal/:id (a link back);
  * - GET /v1/subscriptions?customer=&status=all with `expand[]` of data.latest_invoice and
- *   data.schedule, and GET /v1/subscriptions/:id.
+ *   data.schedule, GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id (cancelled at once,
+ *   with the customer.subscription.deleted event Stripe sends; the options in `cancellations`);
+ * - GET /v1/invoice_payments?invoice= (the payment of a paid invoice) and POST /v1/refunds of a
+ *   payment_intent (an Idempotency-Key returns the refund made first; kept in `refunds`).
  * Everything else answers 404 in Stripe's error shape, so a call the service should not make
  * fails loudly. The test drives what Stripe would do on its own (a portal switch, a renewal, a
  * failed charge, the end of retries) through methods, each returning the events Stripe would
@@ -52,6 +57,12 @@ export interface LocalStripe {
   customers: Map<string, Obj>;
   subscriptions: Map<string, Obj>;
   sessions: Map<string, Obj>;
+  /** The ids of the Checkout sessions expired through the API, in order. */
+  expired: string[];
+  /** Subscriptions cancelled through the API, with the options of each call. */
+  cancellations: { id: string; prorate: string | null; invoiceNow: string | null }[];
+  /** Refunds made through the API, by id. */
+  refunds: Map<string, Obj>;
   /** Completes a Checkout session as paying on its page does; returns the events. */
   completeCheckout(sessionId: string): StripeEvent[];
   /** A plan switch in the portal that takes effect at once (an upgrade). */
@@ -99,6 +110,10 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
   const sessions = new Map<string, Obj>();
   const portals = new Map<string, Obj>();
   const requests: string[] = [];
+  const expired: string[] = [];
+  const cancellations: LocalStripe["cancellations"] = [];
+  const refunds = new Map<string, Obj>();
+  const refundKeys = new Map<string, Obj>();
   const events: StripeEvent[] = [];
   let base = "";
 
@@ -157,6 +172,8 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
       attempted: true,
       next_payment_attempt: null,
       status_transitions: { paid_at: paid ? state.now : null },
+      // The payment behind a paid invoice (GET /v1/invoice_payments), refundable once.
+      payment_intent_id: paid ? newId("pi") : null,
       parent: {
         type: "subscription_details",
         subscription_details: { subscription: sub.id, metadata: sub.metadata },
@@ -195,6 +212,7 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`No checkout session ${sessionId}`);
       if (session.status === "complete") return [];
+      if (session.status === "expired") throw new Error(`Checkout session ${sessionId} expired`);
       const price = session.price as string;
       const subscription: Obj = {
         id: newId("sub"),
@@ -313,6 +331,7 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
       invoice.next_payment_attempt = null;
       invoice.amount_paid = invoice.amount_due;
       invoice.status_transitions = { paid_at: tick() };
+      invoice.payment_intent_id = newId("pi");
       s.status = "active";
       return [event("invoice.paid", invoice), event("customer.subscription.updated", s)];
     },
@@ -392,6 +411,84 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
       sessions.set(id, session);
       return Response.json(session);
     }
+    if (
+      request.method === "POST" &&
+      (match = /^\/v1\/checkout\/sessions\/(\w+)\/expire$/.exec(path))
+    ) {
+      const session = sessions.get(match[1]);
+      if (!session) return stripeError(404, `No such checkout.session: '${match[1]}'`);
+      if (session.status !== "open") {
+        return stripeError(
+          400,
+          `Only Checkout Sessions with a status in ["open"] can be expired; this one is ` +
+            `${session.status}`,
+        );
+      }
+      session.status = "expired";
+      expired.push(session.id);
+      return Response.json(session);
+    }
+    if (request.method === "DELETE" && (match = /^\/v1\/subscriptions\/(\w+)$/.exec(path))) {
+      const s = subscriptions.get(match[1]);
+      if (!s) return stripeError(404, `No such subscription: '${match[1]}'`);
+      if (s.status === "canceled") {
+        return stripeError(400, "A canceled subscription can only update its cancellation_details");
+      }
+      cancellations.push({
+        id: s.id,
+        prorate: params.get("prorate"),
+        invoiceNow: params.get("invoice_now"),
+      });
+      s.status = "canceled";
+      s.canceled_at = tick();
+      s.ended_at = state.now;
+      event("customer.subscription.deleted", s);
+      return Response.json(expanded(s, expand));
+    }
+    if (request.method === "GET" && path === "/v1/invoice_payments") {
+      const invoice = invoices.get(params.get("invoice") ?? "");
+      const data = invoice?.payment_intent_id
+        ? [{
+          id: `inpay_${invoice.id}`,
+          object: "invoice_payment",
+          invoice: invoice.id,
+          amount_paid: invoice.amount_paid,
+          currency: "usd",
+          is_default: true,
+          status: "paid",
+          payment: { type: "payment_intent", payment_intent: invoice.payment_intent_id },
+        }]
+        : [];
+      return Response.json({ object: "list", data, has_more: false, url: "/v1/invoice_payments" });
+    }
+    if (request.method === "POST" && path === "/v1/refunds") {
+      const key = request.headers.get("idempotency-key");
+      const earlier = key ? refundKeys.get(key) : undefined;
+      if (earlier) return Response.json(earlier);
+      const intent = params.get("payment_intent") ?? "";
+      const invoice = [...invoices.values()].find((i) => i.payment_intent_id === intent);
+      if (!invoice) return stripeError(404, `No such payment_intent: '${intent}'`);
+      if ([...refunds.values()].some((r) => r.payment_intent === intent)) {
+        return stripeError(400, `Charge for payment_intent ${intent} has already been refunded.`);
+      }
+      const refund: Obj = {
+        id: newId("re"),
+        object: "refund",
+        payment_intent: intent,
+        amount: invoice.amount_paid,
+        currency: "usd",
+        status: "succeeded",
+        reason: params.get("reason"),
+        metadata: Object.fromEntries(
+          [...params.entries()].filter(([k]) => k.startsWith("metadata["))
+            .map(([k, v]) => [k.slice(9, -1), v]),
+        ),
+        created: tick(),
+      };
+      refunds.set(refund.id, refund);
+      if (key) refundKeys.set(key, refund);
+      return Response.json(refund);
+    }
     if (request.method === "GET" && (match = /^\/v1\/checkout\/sessions\/(\w+)$/.exec(path))) {
       const session = sessions.get(match[1]);
       return session ? Response.json(session) : stripeError(404, `No such checkout.session`);
@@ -441,6 +538,12 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
     if ((match = /^\/checkout\/(\w+)$/.exec(url.pathname))) {
       const session = sessions.get(match[1]);
       if (!session) return new Response("No such session", { status: 404 });
+      if (session.status === "expired") {
+        return page(
+          "Local Stripe Checkout",
+          `<p id="expired">This Checkout session has expired.</p>`,
+        );
+      }
       if (request.method === "GET") {
         const amount = (amounts[session.price as string] ?? 0) / 100;
         return page(
@@ -499,6 +602,9 @@ export function startLocalStripe(options: LocalStripeOptions = {}): Promise<Loca
     customers,
     subscriptions,
     sessions,
+    expired,
+    cancellations,
+    refunds,
     ...api,
     async signed(event, signOptions = {}) {
       const body = JSON.stringify(event, null, 2);
