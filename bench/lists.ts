@@ -17,7 +17,7 @@
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
  */
 import { loadRun, quantile, timeRequest } from "./measure.ts";
-import { createBenchKeys, quotaKeeper } from "./prepare.ts";
+import { type BenchKeys, createBenchKeys, quotaKeeper } from "./prepare.ts";
 import { freePort, type Proc, start, stop, stopAll, waitReady } from "./procs.ts";
 import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists_combos.ts";
 import { wrkRun } from "./wrk.ts";
@@ -103,6 +103,26 @@ async function mainCheckout(): Promise<string> {
   return dir;
 }
 
+/**
+ * The bench keys on A's own database, made by main's code: this checkout's admin CLI would apply
+ * this checkout's migrations to it first.
+ */
+async function mainKeys(dir: string): Promise<BenchKeys> {
+  await Deno.writeTextFile(
+    `${dir}/bench/keys_once.ts`,
+    `import { createBenchKeys } from "./prepare.ts";\n` +
+      `console.log(JSON.stringify(await createBenchKeys(${JSON.stringify(URL_A)})));\n`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "bench/keys_once.ts"],
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`A's keys: ${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+}
+
 async function startService(name: string, cwd: string, url = URL_): Promise<string> {
   return (await startServiceProc(name, cwd, url)).base;
 }
@@ -151,9 +171,9 @@ async function main(): Promise<void> {
   };
   const keys = await createBenchKeys(URL_);
   const keeper = quotaKeeper(URL_);
-  const keysA = URL_A === URL_ ? keys : await createBenchKeys(URL_A);
   const keeperA = URL_A === URL_ ? keeper : quotaKeeper(URL_A);
   const dirA = await mainCheckout();
+  const keysA = URL_A === URL_ ? keys : await mainKeys(dirA);
   const needsPeer = SCENARIOS.includes("random") || SCENARIOS.includes("combos");
   const bases = {
     B: await startService("lists-B", ROOT),
