@@ -45,6 +45,7 @@ Flags:
   --warm-seconds S       Seconds of each warm combos run (default 30)
   --peer-seconds S       Seconds of the peer's combos run (default 30)
   --sides LIST           Sides of the combos runs, in turns (default B,A)
+  --a-rev REV            The revision A runs (default main), e.g. the commit before a merge
 `);
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -67,6 +68,7 @@ const COLD_SECONDS = Number(option("cold-seconds", "60"));
 const WARM_SECONDS = Number(option("warm-seconds", "30"));
 const PEER_SECONDS = Number(option("peer-seconds", "30"));
 const SIDES = option("sides", "B,A").split(",") as ("A" | "B")[];
+const A_REV = option("a-rev", "main");
 
 /** Random min_score x page, as the issue's scenario: a fixed seed, 2,000 query strings. */
 function randomPaths(): string[] {
@@ -91,7 +93,7 @@ async function run(command: string, args: string[], cwd: string): Promise<void> 
  */
 async function mainCheckout(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "oppintel-lists-main-" });
-  await run("sh", ["-c", `git archive main | tar -x -C ${dir}`], ROOT);
+  await run("sh", ["-c", 'git archive "$1" | tar -x -C "$2"', "sh", A_REV, dir], ROOT);
   await run(Deno.execPath(), ["install", "--quiet"], dir);
   if (URL_A !== URL_) return dir;
   for await (const entry of Deno.readDir(`${ROOT}/sql`)) {
