@@ -25,14 +25,16 @@ import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
 import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
+import { storedCursorSecret, useCursorSecrets } from "./src/catalog/cursor.ts";
 
 export { createApp } from "./src/app.ts";
 
 /**
- * Opens and migrates the database, and on an empty one with SEED_DEMO seeds the demo data. On
- * PostgreSQL both run on a connection of their own without the serving pool's statement
- * time-out, as the admin CLI's do: a seed is operator work, and one cancelled by a busy machine
- * left the service unable to start.
+ * Opens and migrates the database, reads its cursor secret when CURSOR_SECRET is not set (so
+ * that every instance on it accepts the others' cursors), and on an empty one with SEED_DEMO
+ * seeds the demo data. On PostgreSQL these run on a connection of their own without the serving
+ * pool's statement time-out, as the admin CLI's do: a seed is operator work, and one cancelled by
+ * a busy machine left the service unable to start.
  */
 export async function prepare(config: Config): Promise<{ db: Database; firstStart?: FirstStart }> {
   const db = await openDatabase(config, { serving: true });
@@ -40,6 +42,9 @@ export async function prepare(config: Config): Promise<{ db: Database; firstStar
     const setup = db.kind === "postgres" ? await openDatabase(config, { max: 1 }) : db;
     try {
       await migrate(setup.sql);
+      // Without CURSOR_SECRET, cursors are signed with the database's secret (this instance's
+      // after a restart too).
+      if (!config.cursorSecrets) useCursorSecrets([await storedCursorSecret(setup.sql)]);
       if (!config.seedDemo) return { db };
       const firstStart = await seedFirstStart(setup.sql, {
         onProgress: (done, total) => console.error(`Seeding demo data: ${done}/${total}`),
@@ -80,6 +85,7 @@ export function buildHandler(
   /** The watches' delivery worker, when deliveries are on. */
   deliveries?: DeliveryWorker;
 } {
+  if (config.cursorSecrets) useCursorSecrets(config.cursorSecrets);
   const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: db.kind === "postgres" };
   const content = createContent(db.sql, context, {
     onLookup: noteCacheLookup,
@@ -130,6 +136,7 @@ export function buildHandler(
     web: createWebHandler({
       sql: db.sql,
       context,
+      content,
       mailer,
       contactEmail: config.contactEmail,
       watches,

@@ -1,5 +1,8 @@
 // Bundles the server, the SDK, zod and the service's tool definitions (../src/mcp/tools.ts) into
 // one file, dist/cli.js, so that `npx oppintel-mcp` starts fast and installs nothing else.
+// dist/cli.js is committed: the service serves this package as a tarball built from it
+// (src/web/downloads.ts), and tests/stdio/bundle_test.ts checks that it is what a build makes now
+// (`node build.mjs OUTFILE` builds elsewhere, for that comparison).
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,10 +27,11 @@ const zodFromHere = {
   },
 };
 
-rmSync(join(here, "dist"), { recursive: true, force: true });
+const outfile = process.argv[2] ?? join(here, "dist/cli.js");
+if (!process.argv[2]) rmSync(join(here, "dist"), { recursive: true, force: true });
 await esbuild.build({
   entryPoints: [join(here, "src/cli.ts")],
-  outfile: join(here, "dist/cli.js"),
+  outfile,
   bundle: true,
   platform: "node",
   format: "esm",

@@ -54,6 +54,21 @@ export function localised(text: string, base: string, key: string): string {
     .replaceAll("oi_live_your_key_here", key).replaceAll("oi_live_...", key);
 }
 
+/**
+ * What a block's output comment (`# {"items": [...], "total": 4, ...}`) promises of the answer:
+ * its top-level `total` and `match`, when it names them.
+ */
+export function promised(body: string): { total?: number; match?: string } {
+  const comment = /^# (\{.*)$/m.exec(body)?.[1];
+  if (!comment) return {};
+  const total = /"total": (\d+)/.exec(comment)?.[1];
+  const match = /"match": "(\w+)"/.exec(comment)?.[1];
+  return {
+    ...(total === undefined ? {} : { total: Number(total) }),
+    ...(match === undefined ? {} : { match }),
+  };
+}
+
 /** True when every line of `expected` (`...` standing for a key's characters) is in `actual`. */
 export function outputMatches(expected: string, actual: string): string[] {
   const missing: string[] = [];
@@ -151,6 +166,11 @@ Deno.test("readBlocks, localised and outputMatches", () => {
   );
   assert.deepEqual(outputMatches("a oi_live_...\nb", "x\na oi_live_Ab1\nb"), []);
   assert.deepEqual(outputMatches("a oi_live_...\nb", "b\na oi_live_Ab1"), ["b"]);
+  assert.deepEqual(promised('curl x\n# {"items": [...], "total": 4, "match": "all"}'), {
+    total: 4,
+    match: "all",
+  });
+  assert.deepEqual(promised("curl x\n# List the tools"), {});
 });
 
 Deno.test("every block of the README and the docs not marked skip runs or parses", async (t) => {
@@ -227,6 +247,14 @@ Deno.test("every block of the README and the docs not marked skip runs or parses
         });
         const result = await runBlock(localised(block.body, base, key!), env);
         assert.ok(result.success, `exit non-zero:\n${result.stdout}\n${result.stderr}`);
+        // The answer the page shows is the one the demo data gives.
+        const promise = promised(block.body);
+        if (Object.keys(promise).length > 0) {
+          const answer = JSON.parse(result.stdout);
+          for (const [field, value] of Object.entries(promise)) {
+            assert.equal(answer[field], value, `the page promises "${field}": ${value}`);
+          }
+        }
       });
     }
   } finally {

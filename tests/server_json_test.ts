@@ -102,7 +102,7 @@ Deno.test("server.json describes the npm package and the hosted endpoint", async
     const [remote] = server.remotes;
     assert.equal(remote.type, "streamable-http");
     const readme = await Deno.readTextFile(new URL("docs/mcp.md", ROOT));
-    const hosted = /\| hosted\s*\| `([^`]+)`/.exec(readme)?.[1];
+    const hosted = /The MCP URL of this service is `([^`]+)`/.exec(readme)?.[1];
     assert.equal(remote.url, hosted, "the hosted MCP URL of docs/mcp.md");
     assert.deepEqual(remote.headers.map((h: Json) => h.name), ["X-API-Key"]);
     assert.equal(remote.headers[0].isSecret, true);

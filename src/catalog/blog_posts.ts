@@ -5,8 +5,7 @@ import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso } from "../db/rows.ts";
 import { searchUnits } from "./search.ts";
-import { cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
-import { InvalidCursorError } from "../platform/errors.ts";
+import { checkKeys, cursorScope, encodeCursor, MAX_PAGE_DEPTH, readCursor } from "./cursor.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
 
@@ -40,19 +39,14 @@ function blogScope(query: BlogQuery): string {
 }
 
 /**
- * Where `query.cursor` goes on (undefined without one): after an article's sort keys, or at a
- * position of a best match; throws InvalidCursorError.
+ * Where `query.cursor` goes on (undefined without one): after an article's sort keys (published
+ * at, slug), or at a position of a best match; throws InvalidCursorError.
  */
 function blogPosition(query: BlogQuery): { keys: [string, string] } | { at: number } | undefined {
   if (query.cursor === undefined) return undefined;
-  try {
-    return { keys: decodeCursor(query.cursor, blogScope(query), ["t", "s"]) as [string, string] };
-  } catch (error) {
-    if (!(error instanceof InvalidCursorError) || error.reason !== "malformed") throw error;
-    const [at] = decodeCursor(query.cursor, blogScope(query), ["n"]);
-    if (!Number.isSafeInteger(at) || (at as number) < 0) throw error;
-    return { at: at as number };
-  }
+  const keys = readCursor(query.cursor, blogScope(query));
+  if (keys.length === 1) return { at: checkKeys(keys, ["at"])[0] as number };
+  return { keys: checkKeys(keys, ["us", "slug"]) as [string, string] };
 }
 
 /** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
@@ -148,7 +142,10 @@ async function bestMatch(
     page: at === undefined ? query.page : null,
     page_size: query.page_size,
     match: total > 0 ? "any" : "all",
-    next_cursor: total > 0 && start + query.page_size < total
+    // A position goes as deep as page numbers do (cursor.ts refuses deeper ones): a best match
+    // of the blog ends at item 10,000, far beyond its few hundred articles.
+    next_cursor: total > 0 && start + query.page_size < total &&
+        start + query.page_size <= MAX_PAGE_DEPTH
       ? encodeCursor(blogScope(query), [start + query.page_size])
       : null,
   };

@@ -149,7 +149,10 @@ export function opportunityDocument(o: OpportunityDetail): Document {
     `## Differentiation\n\n${o.differentiation || "(none)"}`,
     `## Risks\n\n${list(o.risks)}`,
     `## Evidence, newest first\n\n${
-      list(o.evidence.map((e) => `"${e.quote}" (${e.platform}, ${e.channel_name}, ${e.posted_at})`))
+      list(o.evidence.map((e) =>
+        `"${e.quote}" (${e.platform}, ${e.channel_name}, ${e.posted_at}` +
+        (e.source_url ? `, ${e.source_url})` : ")")
+      ))
     }`,
     ...(o.related_article_url ? [`Related article: ${o.related_article_url}`] : []),
   ].join("\n\n");

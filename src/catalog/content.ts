@@ -11,6 +11,7 @@ import { createGate } from "../platform/gate.ts";
 import {
   type DetailRow,
   getOpportunity,
+  type ListQuery,
   readOpportunityPage,
   toDetail,
   toListItem,
@@ -30,7 +31,6 @@ import type {
   Category,
   OpportunityDetail,
   OpportunityList,
-  OpportunityQuery,
   Overview,
   ThemeDetail,
   TrendingQuery,
@@ -41,7 +41,8 @@ import type {
 export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
-  listOpportunities(version: number, query: OpportunityQuery): Promise<OpportunityList>;
+  /** The list of `query`; `theme` is the public pages' filter (ListQuery). */
+  listOpportunities(version: number, query: ListQuery): Promise<OpportunityList>;
   /**
    * The pages of the list at `query` for an export (src/rest/export.ts): the list's own answer
    * (the same code, best match and relevance included), read afresh and not cached, page after
@@ -49,7 +50,7 @@ export interface Content {
    */
   exportPages(
     version: number,
-    query: OpportunityQuery,
+    query: ListQuery,
   ): (cursor: string | undefined) => Promise<OpportunityList>;
   /**
    * The detail of `id`; `fetched`, when given, is its detailJson row as the admission statement
@@ -115,7 +116,7 @@ export function createContent(
    */
   async function listAnswer(
     version: number,
-    query: OpportunityQuery,
+    query: ListQuery,
     memo?: Memo,
   ): Promise<OpportunityList> {
     // The count depends on the filters only: not on the page, its size or the order. It is

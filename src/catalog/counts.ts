@@ -9,15 +9,17 @@ import type { OpportunityQuery } from "./schemas.ts";
 import type { ScoreCounts } from "./score_band.ts";
 
 /** The filters a summary can count: every list filter but `q`. */
-export type CountFilter = Pick<
-  OpportunityQuery,
-  "platform" | "channel" | "min_score" | "recommendation" | "category" | "online_only"
->;
+export type CountFilter =
+  & Pick<
+    OpportunityQuery,
+    "platform" | "channel" | "min_score" | "recommendation" | "category" | "online_only"
+  >
+  & { theme?: string };
 
 /** Which summary table counts `filter`: the smallest one keyed by every filter given. */
 function summaryOf(sql: Sql, filter: CountFilter): postgres.Fragment {
   if (filter.channel) return sql`opportunity_counts`;
-  if (filter.category) return sql`opportunity_counts_by_theme`;
+  if (filter.category || filter.theme) return sql`opportunity_counts_by_theme`;
   return sql`opportunity_counts_by_platform`;
 }
 
@@ -51,6 +53,11 @@ export async function scoreCountsFromSummary(
       ? sql`and c.theme_id in (
           select t.id from themes t join categories g on g.id = t.category_id
           where g.slug = ${filter.category})`
+      : sql``
+  }
+    ${
+    filter.theme
+      ? sql`and c.theme_id = (select t.id from themes t where t.slug = ${filter.theme})`
       : sql``
   }
     group by c.score having sum(c.n) > 0 order by c.score desc`;

@@ -3,33 +3,29 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
+import { threadUrl } from "./evidence_url.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
 import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
 import { bandedPage, bandFilter, type ScoreBand, type ScoreCounts } from "./score_band.ts";
+import { listColumns, listOrder, type ListRow, toListItem } from "./list_items.ts";
 
-/** A row of listColumns, before shaping. */
-export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
-  created_at: Date | string;
-  /** Sort keys of a page's rows, for its next_cursor: created_at in microseconds, the rank. */
-  k_us?: string;
-  k_rank?: number;
-};
+export {
+  listColumns,
+  listOrder,
+  type ListRow,
+  opportunityUrl,
+  scoresOf,
+  toListItem,
+} from "./list_items.ts";
 
-/** The list-item columns of `opportunities o`, in the order of the specification. */
-export function listColumns(sql: Sql): postgres.Fragment {
-  return sql`
-    o.id, o.platform, o.channel_name, o.title, o.slug, o.recommendation, o.score,
-    o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
-    o.sustainability_score, o.target_audience, o.monetization_model, o.evidence_count,
-    o.merged_from_count, o.is_online_deliverable, o.created_at`;
-}
-
-/** The list sort: score, then newest, then id, so that paging is stable. */
-export function listOrder(sql: Sql): postgres.Fragment {
-  return sql`order by o.score desc, o.created_at desc, o.id desc`;
-}
+/**
+ * A list query as the catalogue's own pages ask it: the API's filters and one more, `theme` (a
+ * theme slug), which only the public pages offer (src/web/public/); the cache keys, counts and
+ * searches carry it like any other filter.
+ */
+export type ListQuery = OpportunityQuery & { theme?: string };
 
 /**
  * The order of a list query: by score (the list sort), newest first, or by relevance to `q`
@@ -48,61 +44,12 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
 }
 
 /**
- * The canonical public page of an opportunity (src/web/opportunity_page.ts serves it): the id
- * finds it, the slug only makes the address readable, so a renamed opportunity keeps its links.
- */
-export function opportunityUrl(base: string, id: number, slug: string): string {
-  return `${base}/opportunities/${id}/${slug}`;
-}
-
-/** The scores of an opportunity, named and in the order of every answer that carries them. */
-export function scoresOf(row: Scores): Scores {
-  return {
-    recommendation: row.recommendation,
-    score: row.score,
-    pain_point_intensity: row.pain_point_intensity,
-    willingness_to_pay_score: row.willingness_to_pay_score,
-    tech_difficulty: row.tech_difficulty,
-    sustainability_score: row.sustainability_score,
-  };
-}
-
-type Scores = Pick<
-  OpportunityListItem,
-  | "recommendation"
-  | "score"
-  | "pain_point_intensity"
-  | "willingness_to_pay_score"
-  | "tech_difficulty"
-  | "sustainability_score"
->;
-
-/** Shapes a row of listColumns into a list item; `base` is the public base URL. */
-export function toListItem(row: ListRow, base: string): OpportunityListItem {
-  return {
-    id: row.id,
-    platform: row.platform,
-    channel_name: row.channel_name,
-    title: row.title,
-    slug: row.slug,
-    ...scoresOf(row),
-    target_audience: row.target_audience,
-    monetization_model: row.monetization_model,
-    evidence_count: row.evidence_count,
-    merged_from_count: row.merged_from_count,
-    is_online_deliverable: row.is_online_deliverable,
-    created_at: iso(row.created_at),
-    url: opportunityUrl(base, row.id, row.slug),
-  };
-}
-
-/**
  * The `where` clause of a list query; every filter is a parameter, never a joined string. `match`
  * replaces the keyword match of `q` (best match passes its own, src/catalog/search.ts).
  */
 export function listFilter(
   sql: Sql,
-  query: OpportunityQuery,
+  query: ListQuery,
   match?: postgres.Fragment,
 ): postgres.Fragment {
   return sql`
@@ -117,6 +64,11 @@ export function listFilter(
       ? sql`and o.theme_id in (
           select t.id from themes t join categories c on c.id = t.category_id
           where c.slug = ${query.category})`
+      : sql``
+  }
+    ${
+    query.theme
+      ? sql`and o.theme_id = (select t.id from themes t where t.slug = ${query.theme})`
       : sql``
   }
     ${match ?? matchesKeywords(sql, sql`o.search`, query.q)}
@@ -330,7 +282,13 @@ export type DetailRow = Omit<ListRow, "created_at"> & {
   differentiation: string;
   risks: string[];
   related_slug: string | null;
-  evidence: { quote: string; platform: string; channel_name: string; posted_at: string }[];
+  evidence: {
+    quote: string;
+    platform: string;
+    channel_name: string;
+    posted_at: string;
+    source_url: string | null;
+  }[];
 };
 
 /**
@@ -350,7 +308,8 @@ export function detailJson(sql: Sql, id: number): postgres.Fragment {
           order by b.published_at desc, b.slug limit 1) as related_slug,
         coalesce((
           select json_agg(e order by e.posted_at desc, e.id desc) from (
-            select q.id, q.quote, q.platform, q.channel_name, q.posted_at from evidence_quotes q
+            select q.id, q.quote, q.platform, q.channel_name, q.posted_at, q.source_url
+            from evidence_quotes q
             where q.opportunity_id = o.id order by q.posted_at desc, q.id desc limit 5) e
         ), '[]') as evidence
       from opportunities o where o.id = ${id}) d)`;
@@ -366,6 +325,15 @@ export async function getOpportunity(
   const [{ detail }]: [{ detail: DetailRow | null }] = await sql`
     select ${detailJson(sql, id)} as detail`;
   return toDetail(detail, id, ctx);
+}
+
+/**
+ * The detail as a plan reads it: evidence links (source_url) are for Pro and Business, so a Free
+ * caller's evidence has none (docs/rest.md). The cached detail is shared by every plan.
+ */
+export function detailForPlan(detail: OpportunityDetail, plan: string): OpportunityDetail {
+  if (plan !== "free") return detail;
+  return { ...detail, evidence: detail.evidence.map(({ source_url: _, ...e }) => e) };
 }
 
 /** Shapes a row of detailJson into the detail answer; 404 when there is none. */
@@ -393,6 +361,7 @@ export function toDetail(
       platform: e.platform,
       channel_name: e.channel_name,
       posted_at: iso(e.posted_at),
+      source_url: threadUrl(e.source_url),
     })),
   };
 }

@@ -5,7 +5,15 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
-import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./cursor.ts";
+import {
+  checkKeys,
+  type CursorKey,
+  cursorScope,
+  decodeCursor,
+  encodeCursor,
+  type KeyKind,
+  readCursor,
+} from "./cursor.ts";
 import { InvalidCursorError } from "../platform/errors.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 
@@ -22,12 +30,12 @@ export function rank(sql: Sql, query: OpportunityQuery): postgres.Fragment {
   return sql`ts_rank_cd(o.search, oi_search_query(${searchText(query.q) ?? ""}))`;
 }
 
-/** The cursor shape of each order's keys (see cursor.ts): the keys of queryOrder, in order. */
-const KEY_SHAPES = {
-  score: ["n", "t", "n"],
-  newest: ["t", "n"],
-  relevance: ["n", "n", "t", "n"],
-} as const;
+/** What the keys of each order are (see cursor.ts): the keys of queryOrder, in order. */
+const KEY_KINDS: Record<"score" | "newest" | "relevance", readonly KeyKind[]> = {
+  score: ["score", "us", "id"],
+  newest: ["us", "id"],
+  relevance: ["rank", "score", "us", "id"],
+};
 
 /** The order of a list: the one asked for, else relevance with q and score without. */
 export function sortOf(query: OpportunityQuery): "score" | "newest" | "relevance" {
@@ -51,7 +59,7 @@ export function opportunityScope(query: OpportunityQuery): string {
 /** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
 export function cursorKeys(query: OpportunityQuery): CursorKey[] | undefined {
   if (query.cursor === undefined) return undefined;
-  return decodeCursor(query.cursor, opportunityScope(query), [...KEY_SHAPES[sortOf(query)]]);
+  return decodeCursor(query.cursor, opportunityScope(query), KEY_KINDS[sortOf(query)]);
 }
 
 /**
@@ -109,18 +117,16 @@ function questionScope(query: OpportunityQuery): string {
   return `${opportunityScope(query)}:question`;
 }
 
-/** The position `query.cursor` names in a question's list, or undefined without one. */
+/**
+ * The position `query.cursor` names in a question's list, or undefined without one: a position
+ * within the depth page numbers reach (so a cursor goes no deeper by offset than a page does),
+ * or the keys of a row in score order.
+ */
 export function questionPosition(query: OpportunityQuery): QuestionPosition | undefined {
   if (query.cursor === undefined) return undefined;
-  const scope = questionScope(query);
-  try {
-    const [at] = decodeCursor(query.cursor, scope, ["n"]);
-    if (!Number.isSafeInteger(at) || (at as number) < 0) throw new InvalidCursorError("malformed");
-    return { at: at as number };
-  } catch (error) {
-    if (!(error instanceof InvalidCursorError) || error.reason !== "malformed") throw error;
-    return { after: decodeCursor(query.cursor, scope, ["n", "t", "n"]) };
-  }
+  const keys = readCursor(query.cursor, questionScope(query));
+  if (keys.length === 1) return { at: checkKeys(keys, ["at"])[0] as number };
+  return { after: checkKeys(keys, KEY_KINDS.score) };
 }
 
 /** The cursor of a question's list at a position, or after a row in score order. */
@@ -142,7 +148,9 @@ export function afterScoreKeys(sql: Sql, keys: CursorKey[] | undefined): postgre
 
 /**
  * Checks `query.cursor` before anything is charged (throws InvalidCursorError): a cursor of the
- * keyset lists, or with q one of a question's list (src/catalog/search.ts), whichever it is.
+ * keyset lists, or with q one of a question's list (src/catalog/search.ts), whichever it is. In
+ * relevance order the list with q is always a question's, so only its cursors continue it (the
+ * keyset of relevance is the export's own).
  */
 export function checkCursor(query: OpportunityQuery): void {
   if (query.cursor === undefined) return;
@@ -151,7 +159,10 @@ export function checkCursor(query: OpportunityQuery): void {
       questionPosition(query);
       return;
     } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
+      // Not a question's cursor: perhaps one of the keyset order (other_list); a damaged or
+      // out-of-range one stays refused as such.
+      if (!(error instanceof InvalidCursorError) || error.reason !== "other_list") throw error;
+      if (sortOf(query) === "relevance") throw error;
     }
   }
   cursorKeys(query);

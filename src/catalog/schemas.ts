@@ -173,6 +173,10 @@ export const EvidenceSchema = z.object({
   platform: z.string(),
   channel_name: z.string(),
   posted_at: DateTime,
+  source_url: z.string().nullable().optional().describe(
+    "The public thread the quote comes from (never a user's profile), null when unknown; " +
+      "Pro and Business only: absent on Free",
+  ),
 });
 
 export const OpportunityDetailSchema = OpportunityListItemSchema.extend({

@@ -55,3 +55,13 @@ export async function articleEntries(
     where b.published_at is not null and b.published_at <= now()
     order by b.slug limit ${limit} offset ${offset}`;
 }
+
+/** The public pages of every category and theme (src/web/public/), by kind and slug. */
+export async function catalogueEntries(sql: Sql): Promise<SitemapEntry[]> {
+  return [
+    ...await sql<SitemapEntry[]>`
+      select '/categories/' || slug as path, updated_at as lastmod from categories order by slug`,
+    ...await sql<SitemapEntry[]>`
+      select '/themes/' || slug as path, updated_at as lastmod from themes order by slug`,
+  ];
+}

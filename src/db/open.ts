@@ -85,13 +85,20 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   };
 }
 
-function connectEmbedded(address: { host: string; port: number }, max: number): Sql {
+/**
+ * One connection to the embedded server, whatever the pool size asked: PGlite is one backend
+ * session behind its socket, so the statements and the unnamed portal of several connections are
+ * one session's, and a Bind of one connection could land between another's Bind and Execute
+ * ("portal does not exist" under concurrent transactions). PGlite runs one statement at a time in
+ * any case; postgres.js pipelines the queries of its one connection.
+ */
+function connectEmbedded(address: { host: string; port: number }, _max: number): Sql {
   return postgres({
     host: address.host,
     port: address.port,
     user: "postgres",
     database: "postgres",
-    max,
+    max: 1,
     onnotice: silent,
   });
 }

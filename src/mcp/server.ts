@@ -22,7 +22,7 @@ import type { Caller } from "../accounts/credentials.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { Sql } from "../db/open.ts";
-import { PlanRequiredError } from "../platform/errors.ts";
+import { PlanRequiredError, withUpgradeUrl } from "../platform/errors.ts";
 import { corsHeaders, quotaHeaders, withHeaders } from "../platform/responses.ts";
 import type { WatchService } from "../watches/service.ts";
 import { authInfoOf, type Exchange, exchangeOf, openExchange } from "./admission.ts";
@@ -104,6 +104,7 @@ async function callTool(
     }
   } catch (error) {
     const { caller, requestId } = exchange;
+    withUpgradeUrl(error, exchange.deps.context.publicBaseUrl);
     return toolFailure(error, { tool: tool.name, keyPrefix: caller.keyPrefix, requestId });
   }
 }

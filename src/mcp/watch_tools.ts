@@ -5,7 +5,7 @@
  * insufficient_scope from every one of them; they stay listed for it (the listing is one for
  * every caller, built once), so that a model can tell the person what to grant.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Caller } from "../accounts/credentials.ts";
 import { parseInput } from "../catalog/params.ts";
 import { requireScope } from "../accounts/scopes.ts";

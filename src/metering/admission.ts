@@ -31,6 +31,8 @@ import { refundQuota, type Surface } from "./usage.ts";
 export interface Operation {
   /** The name a customer knows it by (REST operationId or MCP tool name), for messages. */
   name: string;
+  /** What it does, as the start of a sentence a customer reads ("Listing opportunities"). */
+  action?: string;
   /** The lowest plan allowed. */
   plan: Plan;
   /** Quota units a successful call takes. */
@@ -41,19 +43,52 @@ export interface Operation {
 
 /** The operations of both surfaces with their tier and cost (docs/DECISIONS.md section 1). */
 export const OPERATIONS = {
-  listOpportunities: { name: "listOpportunities", plan: "pro", cost: 1 },
+  listOpportunities: {
+    name: "listOpportunities",
+    action: "Listing opportunities",
+    plan: "pro",
+    cost: 1,
+  },
   getOpportunity: { name: "getOpportunity", plan: "free", cost: 1, mayNotExist: true },
   listBlogPosts: { name: "listBlogPosts", plan: "free", cost: 0 },
   getBlogPost: { name: "getBlogPost", plan: "free", cost: 0, mayNotExist: true },
   getOverview: { name: "getOverview", plan: "free", cost: 1 },
   listCategories: { name: "listCategories", plan: "free", cost: 0 },
-  listTrendingThemes: { name: "listTrendingThemes", plan: "pro", cost: 1 },
-  getTheme: { name: "getTheme", plan: "pro", cost: 1, mayNotExist: true },
-  getThemeHistory: { name: "getThemeHistory", plan: "pro", cost: 1, mayNotExist: true },
+  listTrendingThemes: {
+    name: "listTrendingThemes",
+    action: "Listing trending themes",
+    plan: "pro",
+    cost: 1,
+  },
+  getTheme: {
+    name: "getTheme",
+    action: "Reading a theme",
+    plan: "pro",
+    cost: 1,
+    mayNotExist: true,
+  },
+  getThemeHistory: {
+    name: "getThemeHistory",
+    action: "Reading a theme's history",
+    plan: "pro",
+    cost: 1,
+    mayNotExist: true,
+  },
   getUsage: { name: "getUsage", plan: "free", cost: 0 },
-  exportOpportunities: { name: "exportOpportunities", plan: "business", cost: 1 },
-  findSimilar: { name: "findSimilar", plan: "pro", cost: 1, mayNotExist: true },
-  matchIdea: { name: "matchIdea", plan: "pro", cost: 1 },
+  exportOpportunities: {
+    name: "exportOpportunities",
+    action: "Exporting opportunities",
+    plan: "business",
+    cost: 1,
+  },
+  findSimilar: {
+    name: "findSimilar",
+    action: "Finding similar opportunities",
+    plan: "pro",
+    cost: 1,
+    mayNotExist: true,
+  },
+  matchIdea: { name: "matchIdea", action: "Matching an idea", plan: "pro", cost: 1 },
 } as const satisfies Record<string, Operation>;
 
 /** What must exist for a call to succeed: checked in the admission statement, before charging. */
@@ -158,7 +193,10 @@ export async function admit(
   if (!row) throw unknownCredential(rawKey!);
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
-    return { caller, refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name) };
+    return {
+      caller,
+      refusal: new PlanRequiredError(operation.plan, caller.plan, operation.name, operation.action),
+    };
   }
   if (!row.found) return { caller, refusal: existence!.notFound() };
   if (operation.cost === 0) return { caller };

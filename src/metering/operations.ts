@@ -11,7 +11,7 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { Content } from "../catalog/content.ts";
 import { rowExistsFragment } from "../catalog/common.ts";
-import { detailJson, type DetailRow } from "../catalog/opportunities.ts";
+import { detailForPlan, detailJson, type DetailRow } from "../catalog/opportunities.ts";
 import { checkPaging } from "../catalog/cursor.ts";
 import { checkCursor } from "../catalog/opportunity_cursor.ts";
 import { blogCursorKeys } from "../catalog/blog_posts.ts";
@@ -114,8 +114,11 @@ const DEFINITIONS: Record<OperationName, Definition> = {
       existence: rowExists(sql, "opportunities", id, "opportunity"),
       // A cache miss reads the detail in the admission statement: one round trip.
       prefetch: content.hasOpportunity(id) ? undefined : detailJson(sql, id),
-      work: (v, _caller, fetched) =>
-        content.getOpportunity(v, id, fetched as DetailRow | null | undefined),
+      work: async (v, caller, fetched) =>
+        detailForPlan(
+          await content.getOpportunity(v, id, fetched as DetailRow | null | undefined),
+          caller.plan,
+        ),
     };
   },
   listBlogPosts({ content }, parse) {

@@ -38,6 +38,12 @@ export interface Config {
   /** Milliseconds a request body may take to arrive before a 408 (platform/body.ts). */
   readonly bodyTimeoutMs: number;
   /**
+   * HMAC secrets of list cursors (CURSOR_SECRET, comma-separated): the first signs, every one
+   * verifies, so a new one is added first and an old one dropped later. Undefined: the secret
+   * kept in the database, shared by every instance on it (src/catalog/cursor.ts).
+   */
+  readonly cursorSecrets: readonly string[] | undefined;
+  /**
    * Stripe Billing (src/billing/): set when all of STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET,
    * STRIPE_PRICE_PRO and STRIPE_PRICE_BUSINESS are; undefined turns billing off (the operator
    * changes plans with `admin account plan`).
@@ -93,6 +99,9 @@ function stripeId(prefixes: string[], what: string) {
     .pipe(z.string().regex(shape, message).optional()).optional();
 }
 
+/** The shortest cursor secret accepted (src/catalog/cursor.ts says why it is a secret). */
+const MIN_CURSOR_SECRET = 32;
+
 const flag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
@@ -123,6 +132,7 @@ const EnvSchema = z.object({
   STRIPE_PRICE_PRO: stripeId(["price_"], "a Stripe price id"),
   STRIPE_PRICE_BUSINESS: stripeId(["price_"], "a Stripe price id"),
   STRIPE_API_BASE: z.url().optional(),
+  CURSOR_SECRET: z.string().optional(),
   BODY_TIMEOUT_MS: count("a whole number of milliseconds from 100 to 600000", 100, 600_000)
     .default(10_000),
 });
@@ -178,6 +188,19 @@ function stripeConfig(
   });
 }
 
+/** The secrets of CURSOR_SECRET, in order; undefined when it is unset or empty. */
+function cursorSecrets(value: string | undefined): readonly string[] | undefined {
+  const list = (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0) return undefined;
+  if (list.some((s) => s.length < MIN_CURSOR_SECRET)) {
+    throw new Error(
+      `Invalid configuration: CURSOR_SECRET: each secret must be at least ${MIN_CURSOR_SECRET} ` +
+        "characters (openssl rand -base64 32 makes one); separate several with commas",
+    );
+  }
+  return Object.freeze(list);
+}
+
 /** Reads and validates the configuration; throws a readable error naming every bad variable. */
 export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -221,6 +244,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     webhookAllow: Object.freeze(webhookAllow),
     deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+    cursorSecrets: cursorSecrets(e.CURSOR_SECRET),
     db: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       connectTimeoutS: e.DB_CONNECT_TIMEOUT_S,

@@ -3,7 +3,7 @@
  * response and `src/mcp` to an `isError` tool result, each in one place. `body` is the REST
  * error body of docs/DECISIONS.md section 4, shared by both surfaces.
  */
-import type { Plan } from "./plans.ts";
+import { type Plan, PLAN_NAMES } from "./plans.ts";
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
@@ -54,16 +54,36 @@ export class KeyRevokedError extends ApiError {
   }
 }
 
+/** Where a customer changes plan: the account area (sign-in, then the upgrade buttons). */
+export const UPGRADE_PATH = "/account";
+
+/**
+ * A call above the caller's plan, said as a customer reads it ("Listing opportunities needs the
+ * Pro plan; you are on Free"), with the operation's name for code and where to upgrade. The
+ * upgrade URL is the path until an edge that knows the public base makes it absolute
+ * (withUpgradeUrl).
+ */
 export class PlanRequiredError extends ApiError {
   readonly status = 403;
   readonly code = "plan_required";
-  constructor(readonly requiredPlan: Plan, readonly currentPlan: Plan, operation: string) {
+  upgradeUrl = UPGRADE_PATH;
+  constructor(
+    readonly requiredPlan: Plan,
+    readonly currentPlan: Plan,
+    readonly operation: string,
+    action = `"${operation}"`,
+  ) {
     super(
-      `"${operation}" needs the ${requiredPlan} plan or higher; this key's plan is ${currentPlan}`,
+      `${action} needs the ${PLAN_NAMES[requiredPlan]} plan; you are on ${PLAN_NAMES[currentPlan]}`,
     );
   }
   protected override extra() {
-    return { required_plan: this.requiredPlan, current_plan: this.currentPlan };
+    return {
+      required_plan: this.requiredPlan,
+      current_plan: this.currentPlan,
+      operation: this.operation,
+      upgrade_url: this.upgradeUrl,
+    };
   }
 }
 
@@ -142,12 +162,35 @@ export class PageTooDeepError extends ApiError {
 export class QuotaExceededError extends ApiError {
   readonly status = 429;
   readonly code = "quota_exceeded";
+  upgradeUrl = UPGRADE_PATH;
   constructor(readonly current: number, readonly limit: number, readonly resetAt: string) {
-    super(`The monthly quota of ${limit} calls is used up; it resets at ${resetAt}`);
+    super(
+      `The monthly quota of ${limit} calls is used up; it resets at ${resetAt}, or a higher ` +
+        "plan adds calls at once",
+    );
   }
   protected override extra() {
-    return { current: this.current, limit: this.limit, reset_at: this.resetAt };
+    return {
+      current: this.current,
+      limit: this.limit,
+      reset_at: this.resetAt,
+      upgrade_url: this.upgradeUrl,
+    };
   }
+}
+
+/**
+ * `error` with its upgrade URL made absolute on `publicBaseUrl` (plan_required and
+ * quota_exceeded carry one); any other error as it is. The edges call it where they know the base.
+ */
+export function withUpgradeUrl<E>(error: E, publicBaseUrl: string): E {
+  if (
+    (error instanceof PlanRequiredError || error instanceof QuotaExceededError) &&
+    error.upgradeUrl.startsWith("/")
+  ) {
+    error.upgradeUrl = `${publicBaseUrl}${error.upgradeUrl}`;
+  }
+  return error;
 }
 
 /** Too many requests of one kind in a short window (not the monthly quota). */

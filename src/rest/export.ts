@@ -28,7 +28,12 @@ import {
 } from "../catalog/schemas.ts";
 import type { Content } from "../catalog/content.ts";
 import type { Sql } from "../db/open.ts";
-import { MethodNotAllowedError, QuotaExceededError, toApiError } from "../platform/errors.ts";
+import {
+  MethodNotAllowedError,
+  QuotaExceededError,
+  toApiError,
+  withUpgradeUrl,
+} from "../platform/errors.ts";
 import { errorResponse, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
 import { isHead } from "../platform/head.ts";
@@ -89,9 +94,13 @@ export async function serveExport(
   const query: OpportunityQuery = { ...filters, page: 1, page_size: EXPORT_CHUNK };
   const at = new Date();
   const { caller, refusal } = await admit(deps.sql, key, EXPORT_CHECK, undefined, at);
-  if (refusal) return { response: errorResponse(refusal, caller.usage), caller };
+  if (refusal) {
+    const body = withUpgradeUrl(refusal, deps.content.publicBaseUrl);
+    return { response: errorResponse(body, caller.usage), caller };
+  }
+  const base = deps.content.publicBaseUrl;
   // Nothing left: no export can be paid, whatever its total.
-  if (caller.usage.remaining <= 0) return quotaRefusal(caller, caller.usage);
+  if (caller.usage.remaining <= 0) return quotaRefusal(base, caller, caller.usage);
   const pages = deps.content.exportPages(caller.dataVersion, query);
   let first: OpportunityList;
   try {
@@ -104,13 +113,13 @@ export async function serveExport(
   const units = Math.max(1, exportCalls(total));
   const price = { total, units };
   if (isHead(request)) {
-    if (units > caller.usage.remaining) return quotaRefusal(caller, caller.usage, price);
+    if (units > caller.usage.remaining) return quotaRefusal(base, caller, caller.usage, price);
     const headers = exportHeaders(format, price, caller.usage);
     return { response: new Response(null, { status: 200, headers }), caller, quota: "free" };
   }
   const { reserved, used } = await reserveUnits(deps.sql, caller, units, at);
   const usage = { ...caller.usage, used, remaining: Math.max(0, caller.usage.limit - used) };
-  if (!reserved) return quotaRefusal(caller, usage, price);
+  if (!reserved) return quotaRefusal(base, caller, usage, price);
   const body = exportStream(deps, { pages, first, format, units, caller, at, request, url });
   const headers = exportHeaders(format, price, usage);
   return { response: new Response(body, { status: 200, headers }), caller, quota: "charged" };
@@ -118,6 +127,7 @@ export async function serveExport(
 
 /** The 429 of an export the quota cannot pay, naming its price when it is known; nothing charged. */
 function quotaRefusal(
+  publicBaseUrl: string,
   caller: Caller,
   usage: UsageState,
   price?: { total: number; units: number },
@@ -129,7 +139,8 @@ function quotaRefusal(
       `(1 per started ${EXPORT_CHUNK}); ${Math.max(0, limit - used)} are left this month, ` +
       `until ${reset_at}`;
   }
-  return { response: errorResponse(error, usage), caller, quota: "rejected" };
+  const body = withUpgradeUrl(error, publicBaseUrl);
+  return { response: errorResponse(body, usage), caller, quota: "rejected" };
 }
 
 function exportHeaders(

@@ -20,6 +20,7 @@ import {
   NotFoundError,
   QuotaExceededError,
   toApiError,
+  withUpgradeUrl,
 } from "../platform/errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import { parseParams, parseQuery } from "../catalog/params.ts";
@@ -176,7 +177,8 @@ export function createRestHandler(
     );
     if (refusal) {
       const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
-      return { response: errorResponse(refusal, caller.usage), caller, quota };
+      const body = withUpgradeUrl(refusal, deps.content.publicBaseUrl);
+      return { response: errorResponse(body, caller.usage), caller, quota };
     }
     try {
       const result = await prepared.work(caller.dataVersion, caller, fetched);

@@ -28,6 +28,7 @@ import { watchPaths, watchSchemas } from "./openapi_watches.ts";
 import { EXPORT_CHUNK, ExportQuerySchema } from "./export.ts";
 import { MAX_PAGE_DEPTH } from "../catalog/cursor.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
+import { ErrorBodySchema, QuotaExceededBodySchema } from "./openapi_errors.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
 
 /** The plans in one sentence, from the table the quota uses (with the list prices). */
@@ -40,38 +41,6 @@ function plansSentence(): string {
 }
 
 type JsonSchema = Record<string, unknown>;
-
-/** The error body of every non-2xx answer (docs/DECISIONS.md section 4). */
-export const ErrorBodySchema = z.object({
-  error: z.string().describe("A stable code: missing_api_key, invalid_api_key, key_revoked, ..."),
-  message: z.string().describe("One sentence for a person"),
-  details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
-    .describe("invalid_parameter: one entry per bad parameter"),
-  request_id: z.string().optional().describe("The request id, as in X-Request-Id"),
-  revoked_by: z.enum(["owner", "admin"]).optional().describe("key_revoked: who revoked the key"),
-  required_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
-  current_plan: z.enum(["free", "pro", "business"]).optional().describe("plan_required"),
-  param: z.string().optional().describe(
-    'invalid_cursor and page_too_deep: "cursor", the parameter to use or fix',
-  ),
-  reason: z.enum(["malformed", "other_list"]).optional().describe(
-    "invalid_cursor: malformed (damaged or not made by this service) or other_list (made by a " +
-      "list of other filters or another sort)",
-  ),
-  max_depth: z.number().int().optional().describe(
-    "page_too_deep: the deepest item a page number reaches (page * page_size)",
-  ),
-});
-
-/** The 429 body of the specification. */
-export const QuotaExceededBodySchema = z.object({
-  error: z.literal("quota_exceeded"),
-  message: z.string().optional(),
-  current: z.number().int().describe("Calls used in the current month"),
-  limit: z.number().int().describe("The plan's monthly call limit"),
-  reset_at: z.iso.datetime({ offset: true }).describe("When the quota resets"),
-  request_id: z.string().optional().describe("The request id, as in X-Request-Id"),
-});
 
 function schemaOf(s: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io }) as JsonSchema;
@@ -147,12 +116,14 @@ function operation(spec: OperationSpec) {
         "or whose grant was revoked)",
     ),
     "403": error(
-      spec.proOnly ? "key_revoked, or plan_required (this operation needs Pro)" : "key_revoked",
+      spec.proOnly
+        ? "key_revoked, or plan_required (this operation needs Pro; upgrade_url says where)"
+        : "key_revoked",
     ),
     "422": error(
       "invalid_parameter, with one details entry per bad parameter" +
         (spec.paged
-          ? `; invalid_cursor (a cursor of other filters or sort, or a damaged one); ` +
+          ? `; invalid_cursor (a cursor of other filters or sort, or a damaged or forged one); ` +
             `page_too_deep (page * page_size over ${MAX_PAGE_DEPTH}: continue with cursor). ` +
             "Not charged"
           : ""),
@@ -248,7 +219,8 @@ function build(): JsonSchema {
       "/api/v1/opportunities/{id}": operation({
         operationId: "getOpportunity",
         summary: "Get one opportunity",
-        description: "Full detail with evidence. Every plan; costs 1 call, 0 on 404.",
+        description: "Full detail with evidence. Every plan; costs 1 call, 0 on 404. Each " +
+          "evidence item's source_url (the public thread) is for Pro and Business, not Free.",
         parameters: [pathParameter("id", "integer", "Opportunity id")],
         result: "OpportunityDetail",
         notFound: true,

@@ -172,7 +172,9 @@ async function checkedUrl(url: string, options: WatchOptions): Promise<string> {
 
 /** Webhooks are for paid plans; throws PlanRequiredError on Free. */
 export function requireWebhookPlan(owner: Owner): void {
-  if (owner.plan === "free") throw new PlanRequiredError("pro", owner.plan, "webhook delivery");
+  if (owner.plan === "free") {
+    throw new PlanRequiredError("pro", owner.plan, "webhook delivery", "Webhook delivery");
+  }
 }
 
 /**

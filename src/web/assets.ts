@@ -28,7 +28,7 @@ h1 { line-height: 1.2; margin: 1.5rem 0 0.5rem; }
 .article-body pre { overflow-x: auto; background: #f3f5f7; padding: 0.8rem; }
 .article-body img { max-width: 100%; height: auto; }
 .posts { list-style: none; padding: 0; }
-.posts li { border-bottom: 1px solid var(--line); padding: 1rem 0; }
+.posts > li { border-bottom: 1px solid var(--line); padding: 1rem 0; }
 .posts h2 { margin: 0 0 0.3rem; font-size: 1.2rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 0.5rem;
   padding: 1rem 1.2rem; margin: 1.2rem 0; }
@@ -88,6 +88,17 @@ table.scores td { text-align: right; white-space: nowrap; }
 .docs-body pre code { overflow-wrap: normal; }
 .docs-nav { border-top: 1px solid var(--line); margin-top: 2rem; }
 .docs-nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; }
+.opps { list-style: none; padding: 0; }
+.opps > li { border-bottom: 1px solid var(--line); padding: 0.7rem 0; }
+.opps h3 { margin: 0 0 0.2rem; font-size: 1.05rem; overflow-wrap: anywhere; }
+.opps p { margin: 0; }
+.filters { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: 0 1rem; }
+.filters .wide { grid-column: 1 / -1; }
+.filters input, .filters select { width: 100%; box-sizing: border-box; padding: 0.4rem;
+  border: 1px solid #b8c2cc; border-radius: 0.3rem; font: inherit; background: var(--card); }
+.pager { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: center; }
+.counts { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; }
+.counts strong { display: block; font-size: 1.6rem; }
 `;
 
 /** The copy button's script, served at /assets/copy.js: copies the text of its target. */

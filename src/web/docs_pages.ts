@@ -1,10 +1,17 @@
 /**
  * The documentation of docs/*.md, served for people and for agents: `/docs` (the index),
  * `/docs/{page}` (HTML, with heading anchors and a contents list where the page has one),
- * `/docs/{page}.md` (the Markdown file itself, byte for byte), `/llms.txt` (the llmstxt.org index
- * of the pages) and `/llms-full.txt` (every page in one file). The files are imported as text, so
- * they are part of the module graph: the server reads nothing from disk, and a deployment serves
- * the documentation of its own commit. The interactive API reference is `/docs/api` (docs.ts).
+ * `/docs/{page}.md` (the Markdown file), `/llms.txt` (the llmstxt.org index of the pages) and
+ * `/llms-full.txt` (in one file, what an agent needs to use the API and the tools: the pages for
+ * those who use the service, without the sections marked for those who run it). The files are
+ * imported as text, so they are part of the module graph: the server reads nothing from disk, and
+ * a deployment serves the documentation of its own commit. The interactive API reference is
+ * `/docs/api` (docs.ts).
+ *
+ * The files name the hosted address (`https://oppintel.example.com`) and the local one
+ * (`http://localhost:8000`), which tests/readme_test.ts points at a running service; every
+ * instance serves them with its own PUBLIC_BASE_URL in their place, so that what an agent reads
+ * there is true there.
  */
 import GETTING_STARTED from "../../docs/getting-started.md" with { type: "text" };
 import REST from "../../docs/rest.md" with { type: "text" };
@@ -21,6 +28,7 @@ import OPERATIONS from "../../docs/operations.md" with { type: "text" };
 import ARCHITECTURE from "../../docs/architecture.md" with { type: "text" };
 import { html, page, SafeHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { installLines } from "./install_lines.ts";
 
 /** A page of the documentation. */
 export interface DocPage {
@@ -31,41 +39,129 @@ export interface DocPage {
   /** One line for the index and llms.txt. */
   summary: string;
   markdown: string;
+  /** For those who use the API and the tools (in /llms-full.txt), or for those who run it. */
+  audience: "use" | "run";
 }
 
-function docPage(slug: string, summary: string, markdown: string): DocPage {
+function docPage(
+  slug: string,
+  summary: string,
+  markdown: string,
+  audience: "use" | "run",
+): DocPage {
   const title = /^# (.+)$/m.exec(markdown)?.[1] ?? slug;
-  return { slug, title, summary, markdown };
+  return { slug, title, summary, markdown, audience };
+}
+
+/** The addresses the files name, replaced by the instance's own. */
+export const HOSTED_BASE = "https://oppintel.example.com";
+export const LOCAL_BASE = "http://localhost:8000";
+
+/** `markdown` as served by the instance at `base`: its addresses and install links in place. */
+export function forInstance(markdown: string, base: string): string {
+  const hosted = installLines(HOSTED_BASE);
+  const here = installLines(base);
+  // The links carry the address encoded (base64, percent-encoding): replaced whole, first.
+  return markdown.replaceAll(hosted.cursorLink, here.cursorLink)
+    .replaceAll(hosted.vscodeLink, here.vscodeLink)
+    .replaceAll(HOSTED_BASE, base).replaceAll(LOCAL_BASE, base);
+}
+
+// A section under this marker (to the next heading of its level or above) is for those who run
+// the service: left out of /llms-full.txt.
+const RUN_MARKER = "<!-- llms-full: skip -->";
+
+/** `markdown` without its sections marked for those who run the service. */
+export function withoutRunSections(markdown: string): string {
+  const out: string[] = [];
+  // The level of the heading of the section being left out (0: none), and where it starts.
+  let skipping = 0;
+  let start = -1;
+  let fenced = false; // a `# comment` in a shell block is no heading
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*```/.test(lines[i])) fenced = !fenced;
+    const heading = fenced ? null : /^(#{1,6}) /.exec(lines[i]);
+    if (skipping && heading && i > start && heading[1].length <= skipping) skipping = 0;
+    if (lines[i].trim() === RUN_MARKER) {
+      start = lines.findIndex((l, n) => n > i && l.trim() !== "");
+      skipping = /^(#{1,6}) /.exec(lines[start] ?? "")?.[1].length ?? 0;
+      continue;
+    }
+    if (!skipping) out.push(lines[i]);
+  }
+  return out.join("\n");
 }
 
 /** Every page, in reading order. */
 export const DOC_PAGES: readonly DocPage[] = [
   docPage(
     "getting-started",
-    "running the tests, how the docs are tested, every setting",
+    "running the service and the tests, how the docs are tested, every setting",
     GETTING_STARTED,
+    "run",
   ),
-  docPage("rest", "every endpoint, the conventions, errors and keyword search", REST),
-  docPage("usage", "the quota, and who spent it: per key, per day, per surface", USAGE),
+  docPage("rest", "every endpoint, the conventions, errors and keyword search", REST, "use"),
+  docPage("usage", "who spent the month's calls: per key, per day, per surface", USAGE, "use"),
   docPage(
     "mcp",
     "one-line installs, ChatGPT's search and fetch, the server card, every client and tool",
     MCP,
+    "use",
   ),
-  docPage("oauth", "signing in from an AI client: consent, scopes and the protocol", OAUTH),
-  docPage("watches", "saved searches that deliver new matches by webhook, e-mail or feed", WATCHES),
-  docPage("billing", "self-serve plans with Stripe: checkout, portal, webhooks, set-up", BILLING),
-  docPage("trends", "a theme's history, lifecycle status, growth windows and charts", TRENDS),
-  docPage("import", "the import format, and how community text is scrubbed", IMPORT),
-  docPage("web", "the home page, opportunity pages, articles, sitemap and account area", WEB),
-  docPage("deploying", "Deno Deploy, connection poolers, failure behaviour and limits", DEPLOYING),
-  docPage("operations", "the operator CLI, telemetry, the scale-out test and drills", OPERATIONS),
+  docPage("oauth", "what the consent allows, scopes, disconnecting, the protocol", OAUTH, "use"),
+  docPage(
+    "watches",
+    "saved searches that deliver new matches by webhook, e-mail or feed",
+    WATCHES,
+    "use",
+  ),
+  docPage(
+    "billing",
+    "checkout, the customer portal, webhooks, and setting Stripe up",
+    BILLING,
+    "run",
+  ),
+  docPage(
+    "trends",
+    "a theme's history, lifecycle status, growth windows and charts",
+    TRENDS,
+    "use",
+  ),
+  docPage(
+    "import",
+    "loading content as JSON Lines, and how community text is scrubbed",
+    IMPORT,
+    "run",
+  ),
+  docPage(
+    "web",
+    "the home page, opportunity pages, articles, sitemap and account area",
+    WEB,
+    "run",
+  ),
+  docPage(
+    "deploying",
+    "Deno Deploy, connection poolers, failure behaviour and limits",
+    DEPLOYING,
+    "run",
+  ),
+  docPage(
+    "operations",
+    "the operator CLI, telemetry, the scale-out test and drills",
+    OPERATIONS,
+    "run",
+  ),
   docPage(
     "architecture",
     "the folders of the code and the rules that keep them apart",
     ARCHITECTURE,
+    "run",
   ),
 ];
+
+/** The pages of /llms-full.txt: what an agent needs to use the API and the tools. */
+export const AGENT_PAGES: readonly DocPage[] = DOC_PAGES.filter((p) => p.audience === "use");
 
 const BY_SLUG = new Map(DOC_PAGES.map((p) => [p.slug, p]));
 
@@ -85,7 +181,7 @@ function mapHref(href: string): string {
 }
 
 // The markers tests/readme_test.ts reads are for the Markdown reader, not the page.
-const TEST_MARKER = /^[ \t]*<!-- readme-test: .* -->[ \t]*\n/gm;
+const TEST_MARKER = /^[ \t]*<!-- (readme-test: .*|llms-full: skip) -->[ \t]*\n/gm;
 
 function docsNav(current?: string): SafeHtml {
   return html`
@@ -104,7 +200,7 @@ function docsNav(current?: string): SafeHtml {
 
 /** The HTML page of `doc`, for a service at `base`. */
 export function renderDocPage(doc: DocPage, base: string): string {
-  const markdown = doc.markdown.replace(TEST_MARKER, "");
+  const markdown = forInstance(doc.markdown, base).replace(TEST_MARKER, "");
   const body = renderMarkdown(markdown, { title: doc.title, anchors: true, href: mapHref });
   return page({
     title: `${doc.title} · Opportunity Intelligence docs`,
@@ -125,25 +221,42 @@ export function renderDocPage(doc: DocPage, base: string): string {
   });
 }
 
-/** `/docs`: every page with its summary. */
+function indexList(audience: "use" | "run"): SafeHtml {
+  return html`<ul class="links">
+${
+    DOC_PAGES.filter((p) => p.audience === audience).map((p) =>
+      html`<li><a href="/docs/${p.slug}">${p.title}</a>: ${p.summary}</li>`
+    )
+  }
+${
+    audience === "use"
+      ? html`<li><a href="/docs/api">API reference</a>: every REST endpoint, interactive</li>`
+      : ""
+  }
+</ul>`;
+}
+
+/** `/docs`: every page with its summary, those for using the service first. */
 export function renderDocsIndex(base: string): string {
   return page({
     title: "Documentation · Opportunity Intelligence",
     description: "How to use and run Opportunity Intelligence: REST, MCP, OAuth, watches",
     head: html`<link rel="canonical" href="${base}/docs">`,
     body: html`<h1>Documentation</h1>
-<p>Every page is also served as Markdown (add <code>.md</code> to its address);
-<a href="/llms.txt">/llms.txt</a> lists them for agents and
-<a href="/llms-full.txt">/llms-full.txt</a> holds them all in one file.</p>
-<ul class="links">
-${DOC_PAGES.map((p) => html`<li><a href="/docs/${p.slug}">${p.title}</a>: ${p.summary}</li>`)}
-<li><a href="/docs/api">API reference</a>: every REST endpoint, interactive (Swagger UI)</li>
-</ul>`,
+<p>Every page is also served as Markdown (add <code>.md</code> to its address).
+<a href="/llms.txt">/llms.txt</a> lists them for agents, and
+<a href="/llms-full.txt">/llms-full.txt</a> holds in one file what an agent needs to use the API
+and the tools.</p>
+<h2 id="use">Using the API and the tools</h2>
+${indexList("use")}
+<h2 id="run">Running the service</h2>
+${indexList("run")}`,
   });
 }
 
 /** `/llms.txt` (llmstxt.org): the name, a summary, and links to the Markdown of every page. */
 export function llmsTxt(base: string): string {
+  const link = (p: DocPage) => `- [${p.title}](${base}/docs/${p.slug}.md): ${p.summary}`;
   return [
     "# Opportunity Intelligence",
     "",
@@ -156,7 +269,8 @@ export function llmsTxt(base: string): string {
     "",
     "## Docs",
     "",
-    ...DOC_PAGES.map((p) => `- [${p.title}](${base}/docs/${p.slug}.md): ${p.summary}`),
+    ...AGENT_PAGES.map(link),
+    `- [Using the API and the tools, in one file](${base}/llms-full.txt)`,
     "",
     "## API",
     "",
@@ -165,12 +279,18 @@ export function llmsTxt(base: string): string {
     "",
     "## Optional",
     "",
-    `- [Every page in one file](${base}/llms-full.txt)`,
+    ...DOC_PAGES.filter((p) => p.audience === "run").map(link),
     "",
   ].join("\n");
 }
 
-/** `/llms-full.txt`: every page's Markdown, in reading order, each after its address. */
+/**
+ * `/llms-full.txt`: the pages for using the service, in reading order, each after its address,
+ * as the instance at `base` serves them, without the sections for running it and the markers.
+ */
 export function llmsFullTxt(base: string): string {
-  return DOC_PAGES.map((p) => `<!-- ${base}/docs/${p.slug}.md -->\n\n${p.markdown}`).join("\n");
+  return AGENT_PAGES.map((p) =>
+    `<!-- ${base}/docs/${p.slug}.md -->\n\n` +
+    withoutRunSections(forInstance(p.markdown, base)).replace(TEST_MARKER, "")
+  ).join("\n");
 }

@@ -11,21 +11,22 @@ import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
 import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
 import { sha256Hex } from "../platform/crypto.ts";
-import type { QueryContext } from "../catalog/common.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage } from "./blog.ts";
-import { createPageCache, type Rendered } from "./page_cache.ts";
+import { cachedPage, createPageCache, type Rendered } from "./page_cache.ts";
 import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs.ts";
 import {
   DOC_PAGES,
   docOf,
+  forInstance,
   llmsFullTxt,
   llmsTxt,
   renderDocPage,
   renderDocsIndex,
 } from "./docs_pages.ts";
 import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
+import { isDownloadPath, serveDownload } from "./downloads.ts";
 import { renderHome, type Surfaces } from "./home.ts";
 import { html, page } from "./html.ts";
 import { isOpportunityPath, opportunityPage } from "./opportunity_page.ts";
@@ -37,8 +38,12 @@ import { createWatchService, type WatchService } from "../watches/service.ts";
 import type { DocumentPolicy } from "../oauth/documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 import type { BillingSetup } from "../billing/setup.ts";
-import { LIST_PRICES } from "../billing/prices.ts";
+import { LIST_PRICES, type PriceList } from "../billing/prices.ts";
 import { json } from "../platform/responses.ts";
+import { type Content, createContent } from "../catalog/content.ts";
+import { isPublicSitePath, publicSitePage } from "./public/public_site.ts";
+import { readHomeLive, renderHomeLive } from "./public/home_live.ts";
+import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 
 /** Where Stripe sends its events (configured on Stripe's webhook endpoint). */
 export const BILLING_WEBHOOK_PATH = "/billing/webhook";
@@ -49,6 +54,8 @@ export type { Offering, Surfaces } from "./home.ts";
 export interface WebDeps {
   sql: Sql;
   context: QueryContext;
+  /** The cached content operations shared with the API (made on `sql` when not given). */
+  content?: Content;
   /** Delivers the account area's mails; defaults to writing them to standard error. */
   mailer?: Mailer;
   /** Forces the `Secure` cookie attribute on or off; by default on except for localhost. */
@@ -120,10 +127,11 @@ const LLMS_PATHS = ["/llms.txt", "/llms-full.txt"];
 
 function isWebPath(path: string): boolean {
   return path === "/" || path === "/docs" || path.startsWith("/docs/") || path === "/blog" ||
-    path.startsWith("/blog/") || isOpportunityPath(path) || isSitemapPath(path) ||
+    path.startsWith("/blog/") || isOpportunityPath(path) || isPublicSitePath(path) ||
+    isSitemapPath(path) ||
     LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
-    path === BILLING_WEBHOOK_PATH;
+    path === BILLING_WEBHOOK_PATH || isDownloadPath(path);
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -171,22 +179,35 @@ const READ_METHODS = "GET, HEAD";
 export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
   const cache = createPageCache();
+  const content = deps.content ?? createContent(deps.sql, deps.context);
   const clientIp = deps.clientIp ?? defaultIp;
-  // The home page changes only with a deployment (and Stripe's prices, read once): rendered once,
-  // on first use, and again while Stripe's prices could not be read.
-  let home: Promise<Rendered> | undefined;
-  const homePage = () =>
-    home ??= (async () => {
-      const prices = deps.billing ? await deps.billing.billing.priceList() : LIST_PRICES;
-      const rendered = staticPage(
-        renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
-          prices,
-          selfServe: deps.billing !== undefined,
-        }),
-      );
-      if (deps.billing && prices.source !== "stripe") home = undefined;
-      return await rendered;
+  // The home page changes with a deployment, Stripe's prices (read once, and again while they
+  // could not be read) and its live part, the catalogue's counts and examples (each data version).
+  let prices: Promise<PriceList> | undefined;
+  const priceList = () =>
+    prices ??= (async () => {
+      const list = deps.billing ? await deps.billing.billing.priceList() : LIST_PRICES;
+      if (deps.billing && list.source !== "stripe") prices = undefined;
+      return list;
     })();
+  const renderHomePage = async (version?: number) => {
+    // Without the database the home page still answers, without its live part.
+    const live = version === undefined
+      ? undefined
+      : await readHomeLive(content, version).catch(() => undefined);
+    return await staticPage(
+      renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
+        prices: await priceList(),
+        selfServe: deps.billing !== undefined,
+        live: live && renderHomeLive(live),
+      }),
+    );
+  };
+  const homePage = async () => {
+    const version = await readDataVersion(deps.sql).catch(() => undefined);
+    if (version === undefined) return await renderHomePage();
+    return (await cachedPage(cache, version, "home", () => renderHomePage(version)))!;
+  };
   let docs: Promise<Rendered> | undefined;
   const docsPage = () => docs ??= staticPage(renderDocs());
   // The documentation changes only with a deployment too: each page rendered once, on first use.
@@ -205,7 +226,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     const doc = docOf(path);
     if (!doc) return undefined;
     return doc.markdown
-      ? once(path, () => doc.page.markdown, "text/markdown; charset=utf-8")
+      ? once(path, () => forInstance(doc.page.markdown, base), "text/markdown; charset=utf-8")
       : once(path, () => renderDocPage(doc.page, base));
   }
   const account = createAccountArea({
@@ -224,7 +245,14 @@ export function createWebHandler(deps: WebDeps): WebHandler {
   const sitemap = createSitemap({
     sql: deps.sql,
     context: deps.context,
-    staticPaths: ["/", "/blog", "/docs", ...DOC_PAGES.map((p) => `/docs/${p.slug}`), "/docs/api"],
+    staticPaths: [
+      "/",
+      "/opportunities",
+      "/blog",
+      "/docs",
+      ...DOC_PAGES.map((p) => `/docs/${p.slug}`),
+      "/docs/api",
+    ],
     maxUrls: deps.sitemapMaxUrls,
   });
   const oauth = createOAuthEndpoints({
@@ -289,22 +317,36 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs/api") return docsResponse(request, await docsPage());
+    if (isDownloadPath(path)) {
+      return await serveDownload(request, path) ??
+        htmlPage(404, "Page not found", "There is no download at this address.");
+    }
     if (isSitemapPath(path)) {
       const answer = await sitemap(request, path);
       if (answer) return answer;
       return htmlPage(404, "Page not found", "There is no sitemap at this address.");
     }
     const pages = { sql: deps.sql, context: deps.context, cache };
-    const opportunity = isOpportunityPath(path);
+    const opportunity = isOpportunityPath(path) || isPublicSitePath(path);
     const rendered = path === "/"
       ? await homePage()
+      : isPublicSitePath(path)
+      ? await publicSitePage({ ...pages, content }, url)
       : opportunity
       ? await opportunityPage(pages, path)
       : path.startsWith("/blog")
       ? await blogPage(pages, path, url.searchParams)
       : await docsSite(path);
     if (!rendered) {
-      const what = opportunity ? "opportunity" : path.startsWith("/blog") ? "article" : "page";
+      const what = path.startsWith("/themes/")
+        ? "theme"
+        : path.startsWith("/categories/")
+        ? "category"
+        : opportunity
+        ? "opportunity"
+        : path.startsWith("/blog")
+        ? "article"
+        : "page";
       return htmlPage(404, "Page not found", `There is no ${what} at this address.`);
     }
     if (rendered.location) {

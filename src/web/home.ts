@@ -159,22 +159,6 @@ function codeBlock(id: string, text: string): SafeHtml {
   `;
 }
 
-function stdioConfig(base: string): string {
-  return JSON.stringify(
-    {
-      mcpServers: {
-        oppintel: {
-          command: "npx",
-          args: ["-y", STDIO_PACKAGE],
-          env: { OPPINTEL_API_KEY: "oi_live_your_key_here", OPPINTEL_BASE_URL: base },
-        },
-      },
-    },
-    null,
-    2,
-  );
-}
-
 function remoteConfig(base: string): string {
   return JSON.stringify(
     {
@@ -195,7 +179,14 @@ function remoteConfig(base: string): string {
 export function renderHome(
   base: string,
   surfaces: Surfaces,
-  options: { prices?: PriceList; selfServe?: boolean } = {},
+  options: {
+    prices?: PriceList;
+    selfServe?: boolean;
+    // ---- The live catalogue (src/web/public/home_live.ts) ----
+    /** The catalogue's counts and example questions, shown after the introduction. */
+    live?: SafeHtml;
+    // ---- end of the live catalogue ----
+  } = {},
 ): string {
   const prices = options.prices ?? LIST_PRICES;
   const change = options.selfServe
@@ -223,6 +214,7 @@ export function renderHome(
     Protocol (MCP) endpoint that AI clients call as tools. Start free with ${calls(free)} calls a
     month: <a href="/account">create an account</a>.</p>
     </section>
+    ${options.live}
 
     <section>
       <h2 id="plans-title">Plans</h2>
@@ -258,10 +250,13 @@ export function renderHome(
     <a href="/docs/mcp">Every client</a>.</p>
       <h3>MCP, local stdio package</h3>
       <p>Desktop clients that start servers as processes can run the
-    <code>${STDIO_PACKAGE}</code> package from npm (Node.js ${STDIO_NODE} or later). It offers
+    <code>${STDIO_PACKAGE}</code> package (Node.js ${STDIO_NODE} or later), which this service
+    serves itself: <code>npx -y ${install.stdioTarball}</code>. It offers
     <code>query_opportunities</code> and <code>get_opportunity</code> and calls the REST API
-    with your key:</p>
-      ${codeBlock("mcp-stdio-config", stdioConfig(base))}
+    with your key. In Claude Desktop's or Cursor's configuration:</p>
+      ${codeBlock("mcp-stdio-config", JSON.stringify(install.stdioConfig, null, 2))}
+      <p>Once the package is published on npm, <code>npx -y ${STDIO_PACKAGE}</code> works
+    too.</p>
     </section>
 
     <section>

@@ -47,6 +47,7 @@ export const SITE_HEADER = new SafeHtml(
     <header class="site">
       <nav aria-label="Site">
         <a class="brand" href="/">Opportunity Intelligence</a>
+        <a href="/opportunities">Opportunities</a>
         <a href="/docs">Docs</a>
         <a href="/blog">Articles</a>
         <a href="/account">Account</a>

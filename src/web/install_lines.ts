@@ -5,7 +5,9 @@
  * &config=`, the config as base64 of its mcp.json entry, cursor.com/docs/mcp/install-links) and VS
  * Code's `code --add-mcp` (and its `vscode:mcp/install` link, the same JSON). Cursor and VS Code
  * get the URL alone: they run the OAuth sign-in the endpoint's 401 starts, so no key is written
- * into an editor's settings file.
+ * into an editor's settings file. And the local stdio package, which the service serves as an npm
+ * tarball (src/web/downloads.ts): `npx -y {base}/downloads/oppintel-mcp.tgz` works before the
+ * package is on the npm registry, and names the package of this very deployment.
  */
 
 /** The name clients list the server under. */
@@ -25,6 +27,14 @@ export interface InstallLines {
   vscodeConfig: { name: string; type: "http"; url: string };
   vscodeCommand: string;
   vscodeLink: string;
+  /** The tarball of the stdio package, as this service serves it. */
+  stdioTarball: string;
+  /** The client configuration (Claude Desktop, Cursor) that starts the stdio package with npx. */
+  stdioConfig: {
+    mcpServers: {
+      oppintel: { command: "npx"; args: string[]; env: Record<string, string> };
+    };
+  };
 }
 
 /** The install lines of the endpoint at `{base}/mcp/`. */
@@ -33,6 +43,7 @@ export function installLines(base: string): InstallLines {
   const cursorConfig = { url };
   const vscodeConfig = { name: CLIENT_SERVER_NAME, type: "http" as const, url };
   const vscodeJson = JSON.stringify(vscodeConfig);
+  const stdioTarball = `${base}/downloads/oppintel-mcp.tgz`;
   return {
     claudeCode: `claude mcp add --transport http ${CLIENT_SERVER_NAME} ${url} \\\n` +
       `  --header "X-API-Key: ${KEY_PLACEHOLDER}"`,
@@ -43,5 +54,15 @@ export function installLines(base: string): InstallLines {
     vscodeConfig,
     vscodeCommand: `code --add-mcp '${vscodeJson}'`,
     vscodeLink: `vscode:mcp/install?${encodeURIComponent(vscodeJson)}`,
+    stdioTarball,
+    stdioConfig: {
+      mcpServers: {
+        [CLIENT_SERVER_NAME]: {
+          command: "npx",
+          args: ["-y", stdioTarball],
+          env: { OPPINTEL_API_KEY: KEY_PLACEHOLDER, OPPINTEL_BASE_URL: base },
+        },
+      },
+    },
   };
 }

@@ -57,8 +57,9 @@ function renderOpportunity(o: PublicOpportunity): string {
     of this opportunity.</p>`
     : html`<p class="muted">No article about this opportunity is published yet.</p>`;
   const body = html`
-    <nav aria-label="Breadcrumb" class="meta"><a href="/">Home</a> › ${o.category
-      .name} › ${o.theme.name}</nav>
+    <nav aria-label="Breadcrumb" class="meta"><a href="/">Home</a> ›
+    <a href="/categories/${o.category.slug}">${o.category.name}</a> ›
+    <a href="/themes/${o.theme.slug}">${o.theme.name}</a></nav>
     <article>
       <h1>${o.title}</h1>
       <p class="lead">Verdict <strong>${o.recommendation}</strong> · score <strong>${o
@@ -77,11 +78,11 @@ function renderOpportunity(o: PublicOpportunity): string {
           <dt>Audience</dt>
           <dd>${o.target_audience || "A broad audience"}</dd>
           <dt>Theme</dt>
-          <dd><a href="/api/v1/themes/${o.theme.id}" rel="nofollow">${o.theme
-            .name}</a> <span class="muted">(its trend and best opportunities: API, Pro plan)</span></dd>
+          <dd><a href="/themes/${o.theme.slug}">${o.theme.name}</a>
+    <span class="muted">(its trend and best opportunities)</span></dd>
           <dt>Category</dt>
-          <dd><a href="/api/v1/opportunities?category=${o.category.slug}" rel="nofollow">${o
-            .category.name}</a> <span class="muted">(its opportunities: API, Pro plan)</span></dd>
+          <dd><a href="/categories/${o.category.slug}">${o.category.name}</a>
+    <span class="muted">(its themes and opportunities)</span></dd>
           <dt>Evidence</dt>
           <dd>${o.evidence_count} community ${o.evidence_count === 1
             ? "post"
@@ -113,8 +114,10 @@ function renderOpportunity(o: PublicOpportunity): string {
           <li>MCP: the tool <code>get_opportunity</code> with <code>{"id": ${o.id}}</code>, or
     <code>fetch</code> with <code>opportunity:${o.id}</code></li>
         </ul>
+        <p>The quotes' links to their threads (<code>source_url</code>) are for the Pro and Business
+    plans.</p>
         <p><a href="/account">Sign in or create a free account</a> · <a href="/#plans-title">Plans</a> ·
-    <a href="/docs">Documentation</a></p>
+    <a href="/opportunities">More opportunities</a> · <a href="/docs">Documentation</a></p>
       </aside>
     </article>
   `;

@@ -1,7 +1,7 @@
 /**
  * `/sitemap.xml` (sitemaps.org protocol 0.9) and `/robots.txt`. The sitemap lists the public
- * pages (the home page, the article list, the documentation), every published article and every
- * opportunity's canonical page; nothing that needs a key, and no draft or scheduled article.
+ * pages (the home page, the catalogue, the article list, the documentation), every category's and
+ * theme's page, every published article and every opportunity's canonical page; nothing that needs a key, and no draft or scheduled article.
  * Past the protocol's 50,000 URLs per file, `/sitemap.xml` becomes a sitemap index of parts:
  * `/sitemaps/pages-{k}.xml` (the public pages, then the articles) and
  * `/sitemaps/opportunities-{k}.xml` (ids (k-1)*50,000+1 to k*50,000). Every document is streamed
@@ -13,6 +13,7 @@ import type { Sql } from "../db/open.ts";
 import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 import {
   articleEntries,
+  catalogueEntries,
   countPublishedArticles,
   opportunityEntries,
   opportunityParts,
@@ -88,6 +89,18 @@ export function createSitemap(
   const staticPaths = deps.staticPaths;
   // The parts of the last data version seen: counting a million ids is worth doing once.
   let known: { version: number; parts: Promise<{ part: number; count: number }[]> } | undefined;
+  // The category and theme pages of the last data version seen, listed after the static paths.
+  let catalogue: { version: number; entries: Promise<SitemapEntry[]> } | undefined;
+  const fixedAt = async (version: number): Promise<SitemapEntry[]> => {
+    if (catalogue?.version !== version) {
+      const entries = catalogueEntries(sql).catch((error) => {
+        if (catalogue?.entries === entries) catalogue = undefined;
+        throw error;
+      });
+      catalogue = { version, entries };
+    }
+    return [...staticPaths.map((path) => ({ path, lastmod: null })), ...await catalogue.entries];
+  };
   const partsAt = (version: number) => {
     if (known?.version !== version) {
       // A failed count is not kept: the next request counts again.
@@ -109,18 +122,22 @@ export function createSitemap(
     }
   }
 
-  /** The public pages then the articles, from position `start` (0-based) to before `end`. */
-  async function* pages(start: number, end: number): AsyncIterable<string> {
-    const fixed = staticPaths.slice(start, end).map((path) => ({ path, lastmod: null }));
+  /** The fixed pages then the articles, from position `start` (0-based) to before `end`. */
+  async function* pages(
+    fixedPages: SitemapEntry[],
+    start: number,
+    end: number,
+  ): AsyncIterable<string> {
+    const fixed = fixedPages.slice(start, end);
     if (fixed.length > 0) yield fixed.map((entry) => urlElement(base, entry)).join("");
-    const from = Math.max(start, staticPaths.length);
+    const from = Math.max(start, fixedPages.length);
     if (end <= from) return;
-    const articles = await articleEntries(sql, from - staticPaths.length, end - from);
+    const articles = await articleEntries(sql, from - fixedPages.length, end - from);
     if (articles.length > 0) yield articles.map((entry) => urlElement(base, entry)).join("");
   }
 
-  async function* everything(pageCount: number): AsyncIterable<string> {
-    yield* pages(0, pageCount);
+  async function* everything(fixed: SitemapEntry[], pageCount: number): AsyncIterable<string> {
+    yield* pages(fixed, 0, pageCount);
     yield* opportunities(0, Infinity);
   }
 
@@ -146,7 +163,8 @@ export function createSitemap(
       readDataVersion(sql),
       countPublishedArticles(sql),
     ]);
-    const etag = `W/"${version}-${articles}-${staticPaths.length}"`;
+    const fixed = await fixedAt(version);
+    const etag = `W/"${version}-${articles}-${fixed.length}"`;
     const headers = {
       "Content-Type": "application/xml; charset=utf-8",
       "Cache-Control": "public, max-age=300",
@@ -154,7 +172,7 @@ export function createSitemap(
       "X-Content-Type-Options": "nosniff",
     };
     const parts = await partsAt(version);
-    const pageCount = staticPaths.length + articles;
+    const pageCount = fixed.length + articles;
     const total = pageCount + parts.reduce((sum, p) => sum + p.count, 0);
     const pageParts = Math.ceil(pageCount / max);
     // A part exists only in an index; the single document has none.
@@ -168,7 +186,7 @@ export function createSitemap(
       return new Response(null, { status: 304, headers });
     }
     if (!part && total <= max) {
-      return new Response(urlset(everything(pageCount)), { headers });
+      return new Response(urlset(everything(fixed, pageCount)), { headers });
     }
     if (!part) {
       const locs = [
@@ -183,7 +201,9 @@ export function createSitemap(
     const k = Number(part[2]);
     return new Response(
       urlset(
-        part[1] === "pages" ? pages((k - 1) * max, k * max) : opportunities((k - 1) * max, k * max),
+        part[1] === "pages"
+          ? pages(fixed, (k - 1) * max, k * max)
+          : opportunities((k - 1) * max, k * max),
       ),
       { headers },
     );

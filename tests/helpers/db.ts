@@ -96,7 +96,10 @@ export async function withTestDb<T>(
     url = embeddedUrl(server);
     dispose = () => server.close();
   }
-  const sql = postgres(url, { max: options.max ?? 4, onnotice: silent });
+  // One connection on the embedded engine, as the service opens it (src/db/open.ts: PGlite is one
+  // session, so several connections' statements could interleave between a Bind and an Execute).
+  const max = engine === "embedded" ? 1 : options.max ?? 4;
+  const sql = postgres(url, { max, onnotice: silent });
   const database: Database = {
     sql,
     kind: engine,

@@ -17,6 +17,38 @@ export const PAID = {
   quote: "Zq7 I would pay for this tomorrow",
 };
 
+/** The thread of PAID's quote: its link is for Pro and Business, never on a public page. */
+export const PAID_THREAD = "https://www.reddit.com/r/devops/comments/zq7thread/";
+
+/**
+ * A theme's paid figures (growth windows, 30-day counts), as text a page would show: values no
+ * other field holds.
+ */
+export const PAID_THEME = {
+  growth_7d: 731.9,
+  growth_90d: 842.7,
+  growth_1y: 953.3,
+  mentions_30d: 7777,
+};
+
+/** Writes PAID_THEME into theme `id`. */
+export async function writePaidThemeFields(sql: Sql, id: number) {
+  await sql`
+    update themes set growth_7d = ${PAID_THEME.growth_7d}, growth_90d = ${PAID_THEME.growth_90d},
+      growth_1y = ${PAID_THEME.growth_1y}, mentions_30d = ${PAID_THEME.mentions_30d}
+    where id = ${id}`;
+  await bumpDataVersion(sql);
+}
+
+/** Every paid value (PAID, PAID_THREAD, PAID_THEME) found in the text of a public page. */
+export function publicLeaks(text: string): string[] {
+  const theme = Object.values(PAID_THEME).flatMap((n) => [String(n), n.toLocaleString("en-US")]);
+  return [
+    ...paidIn(text),
+    ...[PAID_THREAD, "zq7thread", ...new Set(theme)].filter((v) => text.includes(v)),
+  ];
+}
+
 /** Writes PAID into opportunity `id` (and one evidence quote), as an import would. */
 export async function writePaidFields(sql: Sql, id: number) {
   await sql`
@@ -26,8 +58,8 @@ export async function writePaidFields(sql: Sql, id: number) {
       risks = ${PAID.risks}
     where id = ${id}`;
   await sql`
-    insert into evidence_quotes (opportunity_id, platform, channel_name, quote, posted_at)
-    values (${id}, 'reddit', 'devops', ${PAID.quote}, '2026-04-03T00:00:00Z')`;
+    insert into evidence_quotes (opportunity_id, platform, channel_name, quote, source_url, posted_at)
+    values (${id}, 'reddit', 'devops', ${PAID.quote}, ${PAID_THREAD}, '2026-04-03T00:00:00Z')`;
   await bumpDataVersion(sql);
 }
 

@@ -47,14 +47,17 @@ dbTest("MCP tool failures are isError results with the REST body, never charged"
         assert.equal(body.error, "plan_required");
         assert.equal(body.required_plan, "pro");
         assert.equal(body.current_plan, "free");
-        assert.match(String(body.message), new RegExp(name));
+        assert.match(String(body.message), / needs the Pro plan; you are on Free$/);
+        assert.equal(body.operation, name, "named as the tool");
         assert.equal(freeClient.lastHeaders().get("x-quota-used"), "0");
       });
     }
     await t.step("the plan check matches REST's 403", async () => {
       const rest = await restJson(app, "/api/v1/opportunities", free.key);
       const mcp = errorOf(await call(freeClient.client, "query_opportunities"));
-      assert.deepEqual({ ...mcp, message: "" }, { ...rest, message: "" });
+      // The same words; the operation is named as each surface names it.
+      assert.equal(mcp.message, rest.message);
+      assert.deepEqual({ ...mcp, operation: "" }, { ...rest, operation: "" });
     });
     await t.step("a Business key may call Pro tools", async () => {
       const business = await connect(served.url, { key: restKey.key });

@@ -157,6 +157,7 @@ dbTest("REST quota: 429 body, headers, and what is never charged", async (db, t)
       "message",
       "request_id",
       "reset_at",
+      "upgrade_url",
     ]);
     assert.equal(b.error, "quota_exceeded");
     assert.equal(b.current, 20);

@@ -132,9 +132,11 @@ dbTest(
       await refused(`page_size=2&cursor=${cursor}`, "invalid_cursor", "other_list");
     });
     await t.step("forged or damaged", async () => {
-      const decoded = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
+      // `<payload>.<mac>`: the payload edited, the mac kept.
+      const [payload, mac] = cursor.split(".");
+      const decoded = JSON.parse(atob(payload.replaceAll("-", "+").replaceAll("_", "/")));
       decoded.k[decoded.k.length - 1] += 1;
-      const edited = btoa(JSON.stringify(decoded)).replace(/=+$/, "");
+      const edited = `${btoa(JSON.stringify(decoded)).replace(/=+$/, "")}.${mac}`;
       for (const bad of [edited, "abc", "!!!", cursor.slice(0, -2), btoa("{}")]) {
         await refused(
           `online_only=false&page_size=2&cursor=${encodeURIComponent(bad)}`,

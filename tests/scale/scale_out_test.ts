@@ -1,7 +1,8 @@
 /**
  * Scale-out: two instances of the service as separate processes on one PostgreSQL database
  * agree on everything that matters, because all of it lives in the database: the quota counter,
- * the key state, and the data version that keys every in-process cache.
+ * the key state, the data version that keys every in-process cache, and the secret that signs
+ * list cursors.
  */
 import assert from "node:assert/strict";
 import { importLines } from "../../src/ingest/import.ts";
@@ -77,6 +78,22 @@ Deno.test({
             assert.match(contentType, /^application\/json/);
             assert.equal(body.error, "key_revoked");
           }
+        });
+
+        await t.step("a cursor made by one instance continues on the other", async () => {
+          // No CURSOR_SECRET: both sign with the secret kept in their database.
+          const { key } = await makeKey(db.sql, "pro");
+          const list = "/api/v1/opportunities?online_only=false&page_size=2";
+          const first = await getJson(a.base, list, key);
+          assert.equal(first.status, 200);
+          const cursor = encodeURIComponent(first.body.next_cursor as string);
+          const onA = await getJson(a.base, `${list}&cursor=${cursor}`, key);
+          const onB = await getJson(b.base, `${list}&cursor=${cursor}`, key);
+          assert.equal(onB.status, 200, JSON.stringify(onB.body));
+          const ids = (body: Record<string, unknown>) =>
+            (body.items as { id: number }[]).map((item) => item.id);
+          assert.deepEqual(ids(onB.body), ids(onA.body));
+          assert.equal(onB.body.next_cursor, onA.body.next_cursor, "both sign alike");
         });
 
         await t.step("an import under load: no failure, and no stale answer after it", async () => {

@@ -2,14 +2,24 @@
  * The documentation: the README is a front page of at most 200 lines that links every page of
  * docs/; no line of them is over 120 characters (tables padded by the formatter were the cause);
  * a long page opens with a contents list whose links all land on a heading; each page is served
- * as valid HTML at /docs/{page} and byte for byte as Markdown at /docs/{page}.md; /docs,
- * /llms.txt and /llms-full.txt list every page.
+ * as valid HTML at /docs/{page} and as Markdown at /docs/{page}.md (the file, with the instance's
+ * address in place of those it names); /docs and /llms.txt list every page, /llms-full.txt holds
+ * the pages for using the service under 60 KB. A service started with its own PUBLIC_BASE_URL
+ * names it everywhere, and never the placeholder addresses; the counts of tools the pages give are
+ * those of the running service.
  */
 import assert from "node:assert/strict";
 import { HtmlValidate } from "html-validate";
 import { dbTest } from "../helpers/db.ts";
 import { webTestApp } from "../helpers/web.ts";
-import { DOC_PAGES } from "../../src/web/docs_pages.ts";
+import { makeKey } from "../helpers/app.ts";
+import {
+  AGENT_PAGES,
+  DOC_PAGES,
+  forInstance,
+  withoutRunSections,
+} from "../../src/web/docs_pages.ts";
+import { installLines } from "../../src/web/install_lines.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const BASE = "https://oppintel.example";
@@ -67,11 +77,11 @@ dbTest("GET /docs/{page} and /docs/{page}.md, /docs, /llms.txt, /llms-full.txt",
   const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
 
   for (const doc of DOC_PAGES) {
-    await t.step(`${doc.slug}: the Markdown twin is the file, byte for byte`, async () => {
+    await t.step(`${doc.slug}: the Markdown twin is the file, for this instance`, async () => {
       const response = await get(`/docs/${doc.slug}.md`);
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("content-type"), "text/markdown; charset=utf-8");
-      assert.equal(await response.text(), await read(`docs/${doc.slug}.md`));
+      assert.equal(await response.text(), forInstance(await read(`docs/${doc.slug}.md`), BASE));
     });
     await t.step(
       `${doc.slug}: valid HTML, canonical, its twin named, anchors that land`,
@@ -134,9 +144,38 @@ dbTest("GET /docs/{page} and /docs/{page}.md, /docs, /llms.txt, /llms-full.txt",
     }
   });
 
-  await t.step("/llms-full.txt holds every page", async () => {
-    const text = await (await get("/llms-full.txt")).text();
-    for (const doc of DOC_PAGES) assert.ok(text.includes(await read(`docs/${doc.slug}.md`)));
+  await t.step("/docs: no summary repeats its page's title", async () => {
+    const page = await (await get("/docs")).text();
+    const items = [...page.matchAll(/<li><a href="\/docs\/[a-z-]+">([^<]+)<\/a>: ([^<]+)<\/li>/g)];
+    assert.equal(items.length, DOC_PAGES.length + 1, "every page once, and the API reference");
+    for (const [, title, summary] of items) {
+      const words = title.toLowerCase().replace(/[^a-z ]/g, "").split(/\s+/);
+      for (let i = 0; i + 2 < words.length; i++) {
+        const three = words.slice(i, i + 3).join(" ");
+        assert.ok(!summary.toLowerCase().includes(three), `${title}: "${summary}"`);
+      }
+    }
+  });
+
+  await t.step("/llms-full.txt: the pages for using the service, under 60 KB", async () => {
+    const response = await get("/llms-full.txt");
+    const text = await response.text();
+    const size = new TextEncoder().encode(text).length;
+    assert.ok(size < 60_000, `${size} bytes`);
+    assert.ok(AGENT_PAGES.length >= 5);
+    for (const doc of AGENT_PAGES) {
+      assert.ok(
+        text.includes(`<!-- ${BASE}/docs/${doc.slug}.md -->\n\n# ${doc.title}\n`),
+        doc.slug,
+      );
+      const kept = withoutRunSections(forInstance(doc.markdown, BASE)).split("\n")
+        .filter((line) => !line.includes("<!-- "));
+      for (const line of kept) assert.ok(text.includes(line), `${doc.slug}: ${line}`);
+    }
+    for (const slug of ["getting-started", "architecture", "operations", "deploying"]) {
+      assert.ok(!text.includes(`/docs/${slug}.md -->`), `${slug} is for running the service`);
+    }
+    assert.doesNotMatch(text, /deno task test|<!-- (readme-test|llms-full)/);
   });
 
   await t.step("an unknown page is a 404", async () => {
@@ -145,3 +184,93 @@ dbTest("GET /docs/{page} and /docs/{page}.md, /docs, /llms.txt, /llms-full.txt",
     await response.body?.cancel();
   });
 });
+
+/** A number written in words in the docs ("sixteen tools"). */
+const NUMBERS = [
+  "zero",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+  "twenty",
+];
+
+dbTest(
+  "a service with its own PUBLIC_BASE_URL: docs that name it, and counts it has",
+  async (db, t) => {
+    const base = "https://example.test";
+    const app = webTestApp(db, { base });
+    const get = (path: string) => app.handler(new Request(`${base}${path}`));
+    const paths = [
+      "/docs",
+      "/llms.txt",
+      "/llms-full.txt",
+      ...DOC_PAGES.flatMap((p) => [`/docs/${p.slug}`, `/docs/${p.slug}.md`]),
+    ];
+
+    await t.step("every page names this address, never the placeholder ones", async () => {
+      for (const path of paths) {
+        const response = await get(path);
+        assert.equal(response.status, 200, path);
+        const text = await response.text();
+        assert.doesNotMatch(text, /oppintel\.example\.com|localhost:8000/, path);
+      }
+      for (const path of ["/docs/mcp", "/docs/mcp.md", "/llms-full.txt"]) {
+        const text = await (await get(path)).text();
+        assert.ok(text.includes(`${base}/mcp/`), `${path}: the MCP URL`);
+        assert.ok(text.includes(`npx -y ${base}/downloads/oppintel-mcp.tgz`), `${path}: npx line`);
+      }
+      const mcp = await (await get("/docs/mcp.md")).text();
+      assert.ok(mcp.includes(installLines(base).cursorLink), "the Cursor link, re-encoded");
+      assert.ok(mcp.includes(installLines(base).vscodeLink), "the VS Code link, re-encoded");
+    });
+
+    await t.step("the number of tools the pages give is that of tools/list", async () => {
+      const { key } = await makeKey(db.sql, "free");
+      const response = await app.handler(
+        new Request(`${base}/mcp/`, {
+          method: "POST",
+          headers: {
+            "X-API-Key": key,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        }),
+      );
+      assert.equal(response.status, 200);
+      const count = (await response.json()).result.tools.length;
+      const files = [
+        "README.md",
+        "npm-stdio/README.md",
+        ...DOC_PAGES.map((p) => `docs/${p.slug}.md`),
+      ];
+      let claims = 0;
+      for (const file of files) {
+        const text = (await read(file)).replace(/\s+/g, " ");
+        for (const [claim, word] of text.matchAll(/\ball (\w+) tools\b/gi)) {
+          const said = NUMBERS.indexOf(word.toLowerCase());
+          const n = said >= 0 ? said : Number(word);
+          assert.equal(n, count, `${file}: "${claim}"`);
+          claims++;
+        }
+      }
+      assert.ok(claims >= 2, "the pages give the count");
+    });
+  },
+);

@@ -184,16 +184,20 @@ Deno.test("renderHome: how to connect, for this service's address", async (t) =>
     assert.ok("X-API-Key" in remote.mcpServers.oppintel.headers);
   });
 
-  await t.step("the stdio package's configuration names the real package", async () => {
-    const config = JSON.parse(preText(page, "mcp-stdio-config")).mcpServers.oppintel;
-    const pkg = JSON.parse(
-      await Deno.readTextFile(new URL("../../npm-stdio/package.json", import.meta.url)),
-    );
-    assert.equal(STDIO_PACKAGE, pkg.name);
-    assert.equal(pkg.engines.node, `>=${STDIO_NODE}`);
-    assert.deepEqual(config.args, ["-y", pkg.name]);
-    assert.equal(config.env.OPPINTEL_BASE_URL, BASE);
-  });
+  await t.step(
+    "the stdio package's configuration names the package this service serves",
+    async () => {
+      const config = JSON.parse(preText(page, "mcp-stdio-config")).mcpServers.oppintel;
+      const pkg = JSON.parse(
+        await Deno.readTextFile(new URL("../../npm-stdio/package.json", import.meta.url)),
+      );
+      assert.equal(STDIO_PACKAGE, pkg.name);
+      assert.equal(pkg.engines.node, `>=${STDIO_NODE}`);
+      assert.deepEqual(config.args, ["-y", `${BASE}/downloads/${pkg.name}.tgz`]);
+      assert.equal(config.env.OPPINTEL_BASE_URL, BASE);
+      assert.ok(page.includes(`<code>npx -y ${pkg.name}</code> works`), "once published");
+    },
+  );
 
   await t.step("links to the docs, the API reference, articles and account", () => {
     for (const href of ["/docs", "/docs/api", "/api/v1/openapi.json", "/blog", "/account"]) {

@@ -41,6 +41,13 @@ Deno.test("docs/mcp.md shows the lines installLines makes for the hosted address
   const shown = /```json\n(\{ "mcpServers": \{ "oppintel": \{ "url": [^\n]+)\n```/.exec(docs);
   assert.ok(shown, "the Cursor entry is shown");
   assert.deepEqual(JSON.parse(shown[1]).mcpServers.oppintel, lines.cursorConfig);
+  assert.ok(docs.includes(`npx -y ${lines.stdioTarball}`), "the stdio package's line");
+  const configs = [...docs.matchAll(/```json\n(\{\n {2}"mcpServers"[^`]+)```/g)]
+    .map((m) => JSON.parse(m[1]));
+  assert.ok(
+    configs.some((c) => JSON.stringify(c) === JSON.stringify(lines.stdioConfig)),
+    "the stdio package's configuration",
+  );
 });
 
 dbTest("the install lines of the home page, tried against the service", async (db, t) => {
@@ -75,6 +82,14 @@ dbTest("the install lines of the home page, tried against the service", async (d
     assert.equal(response.status, 200);
     const names = (await response.json()).result.tools.map((tool: { name: string }) => tool.name);
     assert.ok(names.includes("search") && names.includes("fetch"));
+  });
+
+  await t.step("the stdio package: the home page's tarball is served here", async () => {
+    assert.ok(home.includes(escapeHtml(`npx -y ${lines.stdioTarball}`)));
+    const response = await app.handler(new Request(lines.stdioTarball));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "application/gzip");
+    await response.body?.cancel();
   });
 
   await t.step("Cursor: the deeplink decodes to the entry", () => {

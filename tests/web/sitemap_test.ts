@@ -1,6 +1,7 @@
 /**
  * /sitemap.xml, its parts and /robots.txt: valid XML in the sitemaps.org namespace listing the
- * public pages, every published article and every opportunity's canonical url (as the API answers
+ * public pages, every category's and theme's page, every published article and every
+ * opportunity's canonical url (as the API answers
  * it), and nothing else: no draft, no scheduled article. Past the URL limit (made small here) the
  * sitemap is an index whose parts hold the same URLs, none over the limit.
  */
@@ -12,7 +13,23 @@ import { webTestApp } from "../helpers/web.ts";
 import { DOC_PAGES } from "../../src/web/docs_pages.ts";
 
 /** The public pages the sitemap lists before the articles. */
-const PAGES = ["/", "/blog", "/docs", ...DOC_PAGES.map((p) => `/docs/${p.slug}`), "/docs/api"];
+const PAGES = [
+  "/",
+  "/opportunities",
+  "/blog",
+  "/docs",
+  ...DOC_PAGES.map((p) => `/docs/${p.slug}`),
+  "/docs/api",
+];
+
+/** The fixture's category and theme pages (2 categories, 3 themes), listed after PAGES. */
+const CATALOGUE = [
+  "/categories/developer-tools",
+  "/categories/small-business",
+  "/themes/flaky-ci",
+  "/themes/invoice-chasing",
+  "/themes/legacy-docs",
+];
 
 const BASE = "https://oppintel.example";
 const XMLNS = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -35,7 +52,7 @@ async function expected(db: TestDb): Promise<string[]> {
     .json();
   const blog = await (await app.get("/api/v1/blog?page_size=100", key)).json();
   return [
-    ...PAGES.map((path) => BASE + path),
+    ...[...PAGES, ...CATALOGUE].map((path) => BASE + path),
     ...blog.items.map((i: { url: string }) => i.url),
     ...list.items.map((i: { url: string }) => i.url),
   ].sort();
@@ -95,10 +112,11 @@ dbTest("GET /sitemap.xml lists what is published and nothing else", async (db, t
 dbTest("past the URL limit the sitemap is an index of parts", async (db, t) => {
   await loadFixture(db.sql);
   const want = await expected(db);
-  // 3 URLs a file: the pages and the 2 articles make page parts; ids 1-3 and 4-6 two more.
+  // 3 URLs a file: the pages, categories, themes and the 2 articles make page parts; ids 1-3 and
+  // 4-6 two more.
   const app = webTestApp(db, { base: BASE, web: { sitemapMaxUrls: 3 } });
   const get = (path: string) => app.handler(new Request(`${BASE}${path}`));
-  const pageParts = Math.ceil((PAGES.length + 2) / 3);
+  const pageParts = Math.ceil((PAGES.length + CATALOGUE.length + 2) / 3);
 
   const index = await get("/sitemap.xml");
   assert.equal(index.status, 200);

@@ -340,7 +340,7 @@ dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", as
     const { text } = await eve.get("/account");
     const hook = await eve.post("/account/watches", { ...fields, csrf: csrfIn(text) });
     assert.equal(hook.response.status, 403);
-    assert.match(hook.text, /id="watch-form-error"[^>]*>[^<]*webhook delivery/);
+    assert.match(hook.text, /id="watch-form-error"[^>]*>[^<]*Webhook delivery needs the Pro plan/);
     const { webhook_url: _, ...noHook } = fields;
     const first = await eve.post("/account/watches", { ...noHook, csrf: csrfIn(text) });
     assert.equal(first.response.status, 200);
