@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
-import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
+import type { OpportunityDetail, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
 import { threadUrl } from "./evidence_url.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
