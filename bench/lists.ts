@@ -8,13 +8,19 @@
  * - walk: every page of 100 of recommendation=Build by cursor, one client (B only: A has none);
  * - deep: page 1..100 of page_size 100 (the documented depth, 10,000 items) of three filters,
  *   one client, every page timed (B and A);
- * - fixed and keyword: the fixed filter and random keywords, A/B interleaved.
+ * - fixed and keyword: the fixed filter and random keywords, A/B interleaved;
+ * - combos: random combinations of filters and pages (bench/lists_combos.ts), cold (a fresh
+ *   server, the first pass over distinct strings) and warm, with wrk, A/B in turns, and the peer;
+ * - default: the default list without filters beside the raw page query (bench/baseline_raw.ts),
+ *   in turns.
  *
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
  */
 import { loadRun, quantile, timeRequest } from "./measure.ts";
-import { createBenchKeys, quotaKeeper } from "./prepare.ts";
-import { freePort, start, stopAll, waitReady } from "./procs.ts";
+import { type BenchKeys, createBenchKeys, quotaKeeper } from "./prepare.ts";
+import { freePort, type Proc, start, stop, stopAll, waitReady } from "./procs.ts";
+import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists_combos.ts";
+import { wrkRun } from "./wrk.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
 import postgres from "postgres";
 import { exitWithHelpIfAsked } from "./args.ts";
@@ -32,7 +38,14 @@ Flags:
   --connections N        Connections (default 50)
   --rounds N             A/B rounds (default 2)
   --peer-python PATH     The Python with fastapi, uvicorn and asyncpg (default python3)
-  --scenarios LIST       random,walk,deep,fixed,keyword (default all)
+  --scenarios LIST       random,walk,deep,fixed,keyword,combos,default (default all)
+  --database-a NAME      A's database when it differs from B's (main's schema on a copy)
+  --strings N            Distinct strings of the warm combos run (default 3000)
+  --cold-seconds S       Seconds of each cold combos run (default 60)
+  --warm-seconds S       Seconds of each warm combos run (default 30)
+  --peer-seconds S       Seconds of the peer's combos run (default 30)
+  --sides LIST           Sides of the combos runs, in turns (default B,A)
+  --a-rev REV            The revision A runs (default main), e.g. the commit before a merge
 `);
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -48,7 +61,14 @@ const DURATION = Number(option("duration", "30"));
 const CONNECTIONS = Number(option("connections", "50"));
 const ROUNDS = Number(option("rounds", "2"));
 const PYTHON = option("peer-python", "python3");
-const SCENARIOS = option("scenarios", "random,walk,deep,fixed,keyword").split(",");
+const SCENARIOS = option("scenarios", "random,walk,deep,fixed,keyword,combos,default").split(",");
+const URL_A = `postgres://postgres@127.0.0.1:5432/${option("database-a", DATABASE)}`;
+const STRINGS = Number(option("strings", "3000"));
+const COLD_SECONDS = Number(option("cold-seconds", "60"));
+const WARM_SECONDS = Number(option("warm-seconds", "30"));
+const PEER_SECONDS = Number(option("peer-seconds", "30"));
+const SIDES = option("sides", "B,A").split(",") as ("A" | "B")[];
+const A_REV = option("a-rev", "main");
 
 /** Random min_score x page, as the issue's scenario: a fixed seed, 2,000 query strings. */
 function randomPaths(): string[] {
@@ -67,11 +87,15 @@ async function run(command: string, args: string[], cwd: string): Promise<void> 
   if (!out.success) throw new Error(`${command} failed: ${new TextDecoder().decode(out.stderr)}`);
 }
 
-/** main as a plain directory (git archive), with this checkout's migrations it lacks. */
+/**
+ * main as a plain directory (git archive), with this checkout's migrations it lacks when both run
+ * on one database (on its own copy, A keeps main's schema).
+ */
 async function mainCheckout(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "oppintel-lists-main-" });
-  await run("sh", ["-c", `git archive main | tar -x -C ${dir}`], ROOT);
+  await run("sh", ["-c", 'git archive "$1" | tar -x -C "$2"', "sh", A_REV, dir], ROOT);
   await run(Deno.execPath(), ["install", "--quiet"], dir);
+  if (URL_A !== URL_) return dir;
   for await (const entry of Deno.readDir(`${ROOT}/sql`)) {
     const target = `${dir}/sql/${entry.name}`;
     if (!(await Deno.stat(target).catch(() => null))) {
@@ -81,15 +105,43 @@ async function mainCheckout(): Promise<string> {
   return dir;
 }
 
-async function startService(name: string, cwd: string): Promise<string> {
+/**
+ * The bench keys on A's own database, made by main's code: this checkout's admin CLI would apply
+ * this checkout's migrations to it first.
+ */
+async function mainKeys(dir: string): Promise<BenchKeys> {
+  await Deno.writeTextFile(
+    `${dir}/bench/keys_once.ts`,
+    `import { createBenchKeys } from "./prepare.ts";\n` +
+      `console.log(JSON.stringify(await createBenchKeys(${JSON.stringify(URL_A)})));\n`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "bench/keys_once.ts"],
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`A's keys: ${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+}
+
+async function startService(name: string, cwd: string, url = URL_): Promise<string> {
+  return (await startServiceProc(name, cwd, url)).base;
+}
+
+async function startServiceProc(
+  name: string,
+  cwd: string,
+  url: string,
+): Promise<{ base: string; proc: Proc }> {
   const port = freePort();
   const proc = await start(name, ["main.ts"], {
     cwd,
-    env: { DATABASE_URL: URL_, PORT: String(port), SEED_DEMO: "off" },
+    env: { DATABASE_URL: url, PORT: String(port), SEED_DEMO: "off" },
   });
   const base = `http://127.0.0.1:${port}`;
   await waitReady(proc, `${base}/healthz`);
-  return base;
+  return { base, proc };
 }
 
 async function startPeer(): Promise<string> {
@@ -121,11 +173,14 @@ async function main(): Promise<void> {
   };
   const keys = await createBenchKeys(URL_);
   const keeper = quotaKeeper(URL_);
+  const keeperA = URL_A === URL_ ? keeper : quotaKeeper(URL_A);
   const dirA = await mainCheckout();
+  const keysA = URL_A === URL_ ? keys : await mainKeys(dirA);
+  const needsPeer = SCENARIOS.includes("random") || SCENARIOS.includes("combos");
   const bases = {
     B: await startService("lists-B", ROOT),
-    A: await startService("lists-A", dirA),
-    peer: SCENARIOS.includes("random") ? await startPeer() : "",
+    A: await startService("lists-A", dirA, URL_A),
+    peer: needsPeer ? await startPeer() : "",
   };
   const spec = (base: string, paths: string[], seconds = DURATION): LoadSpec => ({
     base,
@@ -146,6 +201,98 @@ async function main(): Promise<void> {
     }
   };
   try {
+    if (SCENARIOS.includes("combos")) {
+      const values = await comboValues(URL_);
+      // Enough distinct strings that a cold run never asks one twice at 3,000 req/s.
+      const cold = comboPaths(Math.max(STRINGS, COLD_SECONDS * 3000), values);
+      const warm = cold.slice(0, STRINGS);
+      const differ = await compareWithPeer(bases.B, bases.peer, warm.slice(0, 50), keys.pro);
+      print(
+        `\n### Random combinations (${cold.length} distinct strings, seed 38), wrk, ` +
+          `${CONNECTIONS} connections\n`,
+      );
+      print(
+        `Service and peer compared on 50 strings: ${differ.length} differ` +
+          (differ.length ? ` (${differ.slice(0, 3).join(" ")})` : ""),
+      );
+      print(`Load average before: ${await loadAverage()}\n`);
+      print(WRK_HEADER);
+      const sideOf = {
+        B: { cwd: ROOT, url: URL_, keys, keeper },
+        A: { cwd: dirA, url: URL_A, keys: keysA, keeper: keeperA },
+      };
+      const combosRun = async (side: "A" | "B", kind: "cold" | "warm") => {
+        const s = sideOf[side];
+        // A fresh server: its cache is empty.
+        const fresh = await startServiceProc(`combos-${side}`, s.cwd, s.url);
+        try {
+          await s.keeper.reset();
+          s.keeper.startLoop();
+          try {
+            const spec = { base: fresh.base, keys: s.keys.spread, connections: CONNECTIONS };
+            if (kind === "cold") {
+              return await wrkRun({ ...spec, paths: cold, seconds: COLD_SECONDS });
+            }
+            // One pass fills the cache, then the measured run goes round the same strings.
+            await wrkRun({ ...spec, paths: warm, seconds: Math.max(5, Math.ceil(STRINGS / 150)) });
+            return await wrkRun({ ...spec, paths: warm, seconds: WARM_SECONDS });
+          } finally {
+            await s.keeper.stopLoop();
+          }
+        } finally {
+          await stop(fresh.proc);
+        }
+      };
+      for (const kind of ["cold", "warm"] as const) {
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
+          for (const side of order) {
+            const r = await combosRun(side, kind);
+            print(wrkRow(`${kind} ${side} (round ${round + 1}, load ${await loadAverage()})`, r));
+          }
+        }
+      }
+      const peer = await wrkRun({
+        base: bases.peer,
+        paths: cold,
+        keys: ["none"],
+        connections: CONNECTIONS,
+        seconds: PEER_SECONDS,
+      });
+      print(wrkRow(`peer, cold strings (load ${await loadAverage()})`, peer));
+    }
+    if (SCENARIOS.includes("default")) {
+      const port = freePort();
+      const raw = await start("raw", ["bench/baseline_raw.ts"], {
+        cwd: ROOT,
+        env: { DATABASE_URL: URL_, PORT: String(port) },
+      });
+      await waitReady(raw, `http://127.0.0.1:${port}/`);
+      print(
+        `\n### Default list beside the raw page query: ${ROUNDS} rounds of ` +
+          `${Math.min(DURATION, 15)} s, autocannon\n`,
+      );
+      print("| round | side | req/s | p50 ms | p99 ms | non-2xx | statuses |");
+      print("|---|---|---|---|---|---|---|");
+      const ratios: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? ["raw", "B"] : ["B", "raw"];
+        const rps: Record<string, number> = {};
+        for (const side of order) {
+          const base = side === "raw" ? `http://127.0.0.1:${port}` : bases.B;
+          const path = side === "raw" ? "/list" : "/api/v1/opportunities";
+          const r = await loadOf(base, [path], Math.min(DURATION, 15));
+          rps[side] = r.rps;
+          print(row(`${round + 1} | ${side}`, r));
+        }
+        ratios.push(rps.B / rps.raw);
+      }
+      print(
+        `\nservice/raw req/s per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}; ` +
+          `load ${await loadAverage()}`,
+      );
+      await stop(raw);
+    }
     if (SCENARIOS.includes("random")) {
       print(`\n### Random min_score x page, ${CONNECTIONS} connections, ${DURATION} s\n`);
       print("| side | req/s | p50 ms | p99 ms | non-2xx | statuses |");
@@ -249,6 +396,7 @@ async function main(): Promise<void> {
     }
     print(`\nLoad average after: ${await loadAverage()}`);
   } finally {
+    if (keeperA !== keeper) await keeperA.close();
     await keeper.close();
     await stopAll();
     await Deno.remove(dirA, { recursive: true }).catch(() => {});

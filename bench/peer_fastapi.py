@@ -29,6 +29,8 @@ async def startup() -> None:
 @app.get("/api/v1/opportunities")
 async def opportunities(
     platform: Optional[str] = None,
+    channel: Optional[str] = None,
+    category: Optional[str] = None,
     min_score: int = Query(0, ge=0, le=100),
     recommendation: Optional[str] = None,
     online_only: bool = True,
@@ -41,6 +43,15 @@ async def opportunities(
     if platform:
         args.append(platform)
         where.append(f"lower(platform) = lower(${len(args)})")
+    if channel:
+        args.append(channel)
+        where.append(f"channel_name = ${len(args)}")
+    if category:
+        args.append(category)
+        where.append(
+            f"theme_id in (select t.id from themes t join categories c on c.id = t.category_id "
+            f"where c.slug = ${len(args)})"
+        )
     if min_score > 0:
         args.append(min_score)
         where.append(f"score >= ${len(args)}")

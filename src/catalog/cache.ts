@@ -18,11 +18,13 @@ export interface CacheStats {
 export class VersionedCache {
   #version = -1;
   // Map keeps insertion order: re-inserting on a hit makes the first key the least recently used.
-  #entries = new Map<string, { value: Promise<unknown>; expires: number }>();
+  #entries = new Map<string, { value: Promise<unknown>; expires: number; weight: number }>();
+  #weight = 0;
   #hits = 0;
   #misses = 0;
 
   constructor(
+    /** The total weight of the entries kept (an entry weighs 1 unless its get says more). */
     readonly maxEntries = 2000,
     readonly ttlMs = 60_000,
     /** Told of every lookup, hit or not (telemetry). */
@@ -33,9 +35,10 @@ export class VersionedCache {
    * The value of `key` at data version `version`, computed once by `compute`. Concurrent calls
    * for the same key share one computation; a failed computation is not kept. A call made with
    * a version older than the newest seen (a request that raced an import) computes without
-   * caching, so an old answer can never be stored.
+   * caching, so an old answer can never be stored. `weight` is the entry's share of maxEntries
+   * (a large answer weighs more), so that the bound holds the memory, not the count.
    */
-  get<T>(version: number, key: string, compute: () => Promise<T>): Promise<T> {
+  get<T>(version: number, key: string, compute: () => Promise<T>, weight = 1): Promise<T> {
     if (version !== this.#version) {
       if (version < this.#version) {
         this.onLookup(false);
@@ -43,28 +46,41 @@ export class VersionedCache {
       }
       this.#version = version;
       this.#entries.clear();
+      this.#weight = 0;
     }
     const now = Date.now();
     const found = this.#entries.get(key);
-    this.#entries.delete(key);
+    if (found) this.#remove(key);
     if (found && found.expires > now) {
       this.#hits++;
       this.onLookup(true);
-      this.#entries.set(key, found);
+      this.#add(key, found);
       return found.value as Promise<T>;
     }
     this.#misses++;
     this.onLookup(false);
     const made = compute();
-    const entry = { value: made, expires: now + this.ttlMs };
-    this.#entries.set(key, entry);
+    const entry = { value: made, expires: now + this.ttlMs, weight };
+    this.#add(key, entry);
     made.catch(() => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      if (this.#entries.get(key) === entry) this.#remove(key);
     });
-    if (this.#entries.size > this.maxEntries) {
-      this.#entries.delete(this.#entries.keys().next().value!);
+    while (this.#weight > this.maxEntries && this.#entries.size > 1) {
+      this.#remove(this.#entries.keys().next().value!);
     }
     return made;
+  }
+
+  #add(key: string, entry: { value: Promise<unknown>; expires: number; weight: number }): void {
+    this.#entries.set(key, entry);
+    this.#weight += entry.weight;
+  }
+
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#weight -= entry.weight;
   }
 
   /** True when `key` has an unexpired entry at the newest version seen (no hit counted). */

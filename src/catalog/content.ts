@@ -9,7 +9,6 @@ import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
 import { createGate } from "../platform/gate.ts";
 import {
-  countOpportunities,
   type DetailRow,
   getOpportunity,
   type ListQuery,
@@ -20,7 +19,8 @@ import {
 import { type Memo, searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
-import { nextCursor } from "./opportunity_cursor.ts";
+import { nextCursor, sortOf } from "./opportunity_cursor.ts";
+import { scoreCountsFromSummary } from "./counts.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -96,10 +96,17 @@ export function createContent(
   } = {},
 ): Content {
   const searches = createGate(options.searchConcurrency ?? 0);
-  // A page of 100 items is about 60 KB: 2,000 entries stay near 120 MB at worst.
-  const cache = new VersionedCache(options.maxEntries ?? 2000, 60_000, options.onLookup);
-  const cached = <T>(version: number, key: string, compute: () => Promise<T>): Promise<T> =>
-    cache.maxEntries > 0 ? cache.get(version, key, compute) : compute();
+  // A list page weighs one per 20 items (about 12 KB), any other answer one: 10,000 units stay
+  // near 120 MB at worst, as 2,000 pages of 100 items did when every entry counted one, while
+  // the 20-item pages most callers ask for fit five times as many (a spread of filter
+  // combinations stays cached).
+  const cache = new VersionedCache(options.maxEntries ?? 10_000, 60_000, options.onLookup);
+  const cached = <T>(
+    version: number,
+    key: string,
+    compute: () => Promise<T>,
+    weight = 1,
+  ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
   const searchMemo = (version: number): Memo => (key, compute) =>
     cached(version, `opportunities:search:${key}`, compute);
 
@@ -112,27 +119,33 @@ export function createContent(
     query: ListQuery,
     memo?: Memo,
   ): Promise<OpportunityList> {
-    // The count depends on the filters only: not on the page, its size or the order.
+    // The count depends on the filters only: not on the page, its size or the order. It is
+    // kept per score: the total, and the band of a page in the score order (score_band.ts).
     const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
-    const count = () =>
+    const counts = () =>
       cached(
         version,
         keyOf("opportunities:count", filter),
-        () => countOpportunities(sql, query, context),
+        () => scoreCountsFromSummary(sql, filter),
       );
-    const read = async () => {
-      const rows = await readOpportunityPage(sql, query);
-      return {
-        items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),
-        next_cursor: nextCursor(query, rows),
-      };
-    };
-    const page = () => memo ? read() : cached(version, keyOf("opportunities:page", query), read);
     // A page reached by cursor has no number.
     const number = query.cursor === undefined ? query.page : null;
     if (!query.q?.trim()) {
-      const [{ items, next_cursor }, total] = await Promise.all([page(), count()]);
-      return { items, total, page: number, page_size: query.page_size, match: "all", next_cursor };
+      // The score order needs the counts before its page; the newest order reads both at once.
+      // The page itself is not cached apart: the whole answer is.
+      const [scored, rows] = sortOf(query) === "score"
+        ? await counts().then(async (c) =>
+          [c, await readOpportunityPage(sql, query, { counts: c })] as const
+        )
+        : await Promise.all([counts(), readOpportunityPage(sql, query)]);
+      return {
+        items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),
+        total: scored.total,
+        page: number,
+        page_size: query.page_size,
+        match: "all",
+        next_cursor: nextCursor(query, rows),
+      };
     }
     // One turn of the gate for the count and the page together: a turn each would send every
     // page to the back of the queue behind the counts that arrived after it.
@@ -157,7 +170,12 @@ export function createContent(
     listOpportunities: (version, query) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
       // filter too, so paging through a result counts it once.
-      cached(version, keyOf("opportunities:list", query), () => listAnswer(version, query)),
+      cached(
+        version,
+        keyOf("opportunities:list", query),
+        () => listAnswer(version, query),
+        Math.ceil(query.page_size / 20),
+      ),
     exportPages: (version, query) => {
       // What the chunks of a question's export share (its count, units and ranked candidates)
       // is kept for the whole export, so that a chunk read after the cache let them go (or at a

@@ -6,6 +6,7 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { OpportunityQuery } from "./schemas.ts";
+import type { ScoreCounts } from "./score_band.ts";
 
 /** The filters a summary can count: every list filter but `q`. */
 export type CountFilter =
@@ -24,8 +25,19 @@ function summaryOf(sql: Sql, filter: CountFilter): postgres.Fragment {
 
 /** How many opportunities match `filter`, from the summary tables (no `q`). */
 export async function countFromSummary(sql: Sql, filter: CountFilter): Promise<number> {
-  const [{ total }] = await sql<{ total: number }[]>`
-    select coalesce(sum(c.n), 0)::float8 as total from ${summaryOf(sql, filter)} c
+  return (await scoreCountsFromSummary(sql, filter)).total;
+}
+
+/**
+ * How many opportunities match `filter` at each score, highest first (only scores that have
+ * some), from the summary tables: the total, and the score band of any page (score_band.ts).
+ */
+export async function scoreCountsFromSummary(
+  sql: Sql,
+  filter: CountFilter,
+): Promise<ScoreCounts> {
+  const rows = await sql<{ score: number; n: number }[]>`
+    select c.score::int as score, sum(c.n)::float8 as n from ${summaryOf(sql, filter)} c
     where true
     ${filter.online_only ? sql`and c.is_online_deliverable` : sql``}
     ${filter.platform ? sql`and lower(c.platform) = lower(${filter.platform})` : sql``}
@@ -47,6 +59,11 @@ export async function countFromSummary(sql: Sql, filter: CountFilter): Promise<n
     filter.theme
       ? sql`and c.theme_id = (select t.id from themes t where t.slug = ${filter.theme})`
       : sql``
-  }`;
-  return total;
+  }
+    group by c.score having sum(c.n) > 0 order by c.score desc`;
+  return {
+    total: rows.reduce((sum, r) => sum + r.n, 0),
+    scores: rows.map((r) => r.score),
+    counts: rows.map((r) => r.n),
+  };
 }

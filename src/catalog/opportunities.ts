@@ -1,13 +1,24 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
-import type { OpportunityDetail, OpportunityListItem, OpportunityQuery } from "./schemas.ts";
+import type { OpportunityDetail, OpportunityQuery } from "./schemas.ts";
 import { scrubText } from "./scrub.ts";
 import { threadUrl } from "./evidence_url.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
-import { afterCursor, keyColumns, rank } from "./opportunity_cursor.ts";
+import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
+import { bandedPage, bandFilter, type ScoreBand, type ScoreCounts } from "./score_band.ts";
+import { listColumns, listOrder, type ListRow, toListItem } from "./list_items.ts";
+
+export {
+  listColumns,
+  listOrder,
+  type ListRow,
+  opportunityUrl,
+  scoresOf,
+  toListItem,
+} from "./list_items.ts";
 
 /**
  * A list query as the catalogue's own pages ask it: the API's filters and one more, `theme` (a
@@ -15,28 +26,6 @@ import { afterCursor, keyColumns, rank } from "./opportunity_cursor.ts";
  * searches carry it like any other filter.
  */
 export type ListQuery = OpportunityQuery & { theme?: string };
-
-/** A row of listColumns, before shaping. */
-export type ListRow = Omit<OpportunityListItem, "created_at" | "url"> & {
-  created_at: Date | string;
-  /** Sort keys of a page's rows, for its next_cursor: created_at in microseconds, the rank. */
-  k_us?: string;
-  k_rank?: number;
-};
-
-/** The list-item columns of `opportunities o`, in the order of the specification. */
-export function listColumns(sql: Sql): postgres.Fragment {
-  return sql`
-    o.id, o.platform, o.channel_name, o.title, o.slug, o.recommendation, o.score,
-    o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
-    o.sustainability_score, o.target_audience, o.monetization_model, o.evidence_count,
-    o.merged_from_count, o.is_online_deliverable, o.created_at`;
-}
-
-/** The list sort: score, then newest, then id, so that paging is stable. */
-export function listOrder(sql: Sql): postgres.Fragment {
-  return sql`order by o.score desc, o.created_at desc, o.id desc`;
-}
 
 /**
  * The order of a list query: by score (the list sort), newest first, or by relevance to `q`
@@ -52,55 +41,6 @@ function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
     default:
       return listOrder(sql);
   }
-}
-
-/**
- * The canonical public page of an opportunity (src/web/public/opportunity_page.ts serves it): the id
- * finds it, the slug only makes the address readable, so a renamed opportunity keeps its links.
- */
-export function opportunityUrl(base: string, id: number, slug: string): string {
-  return `${base}/opportunities/${id}/${slug}`;
-}
-
-/** The scores of an opportunity, named and in the order of every answer that carries them. */
-export function scoresOf(row: Scores): Scores {
-  return {
-    recommendation: row.recommendation,
-    score: row.score,
-    pain_point_intensity: row.pain_point_intensity,
-    willingness_to_pay_score: row.willingness_to_pay_score,
-    tech_difficulty: row.tech_difficulty,
-    sustainability_score: row.sustainability_score,
-  };
-}
-
-type Scores = Pick<
-  OpportunityListItem,
-  | "recommendation"
-  | "score"
-  | "pain_point_intensity"
-  | "willingness_to_pay_score"
-  | "tech_difficulty"
-  | "sustainability_score"
->;
-
-/** Shapes a row of listColumns into a list item; `base` is the public base URL. */
-export function toListItem(row: ListRow, base: string): OpportunityListItem {
-  return {
-    id: row.id,
-    platform: row.platform,
-    channel_name: row.channel_name,
-    title: row.title,
-    slug: row.slug,
-    ...scoresOf(row),
-    target_audience: row.target_audience,
-    monetization_model: row.monetization_model,
-    evidence_count: row.evidence_count,
-    merged_from_count: row.merged_from_count,
-    is_online_deliverable: row.is_online_deliverable,
-    created_at: iso(row.created_at),
-    url: opportunityUrl(base, row.id, row.slug),
-  };
 }
 
 /**
@@ -135,9 +75,22 @@ export function listFilter(
     ${afterCursor(sql, query)}`;
 }
 
-/** `limit/offset` of a page and one row more: that row tells whether a next page exists. */
-function windowOf(sql: Sql, query: OpportunityQuery): postgres.Fragment {
-  return sql`limit ${query.page_size + 1} offset ${(query.page - 1) * query.page_size}`;
+/**
+ * `limit/offset` of a page and one row more: that row tells whether a next page exists. In a
+ * score band only the band's first bucket is skipped into.
+ */
+function windowOf(sql: Sql, query: OpportunityQuery, band?: ScoreBand): postgres.Fragment {
+  const skip = band ? band.skip : (query.page - 1) * query.page_size;
+  return sql`limit ${query.page_size + 1} offset ${skip}`;
+}
+
+/** How a page is read: the exact total of a keyword search, its plans, a list's score counts. */
+export interface PageOptions {
+  /** With q: the exact number of matches, which chooses the plan (see PagePlan). */
+  total?: number;
+  forcePlans?: boolean;
+  /** Without q: the filter's count of each score, which bounds a page of the score order. */
+  counts?: ScoreCounts;
 }
 
 /**
@@ -193,9 +146,9 @@ async function withPlan<T>(
 export async function listOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
-  search?: { total: number; forcePlans?: boolean },
+  options: PageOptions = {},
 ): Promise<ListRow[]> {
-  return (await readOpportunityPage(sql, query, search)).slice(0, query.page_size);
+  return (await readOpportunityPage(sql, query, options)).slice(0, query.page_size);
 }
 
 /**
@@ -205,13 +158,25 @@ export async function listOpportunityPage(
 export async function readOpportunityPage(
   sql: Sql,
   query: OpportunityQuery,
-  search?: { total: number; forcePlans?: boolean },
+  options: PageOptions = {},
 ): Promise<ListRow[]> {
-  if (!query.q?.trim() || !search) return await pageOf(sql, query);
-  if ((query.page - 1) * query.page_size >= search.total) return [];
+  if (!query.q?.trim()) return await listPage(sql, query, options.counts);
+  const { total } = options;
+  if (total === undefined) return await pageOf(sql, query);
+  if ((query.page - 1) * query.page_size >= total) return [];
   // Unforced (the embedded database), PostgreSQL plans the page on opportunities, as it counts.
-  if (!search.forcePlans) return await pageOf(sql, query);
-  return await findPage(sql, query, pagePlan(query, search.total), true);
+  if (!options.forcePlans) return await pageOf(sql, query);
+  return await findPage(sql, query, pagePlan(query, total), true);
+}
+
+/** A page without q: in the score order with the filter's score counts, only its score band. */
+async function listPage(
+  sql: Sql,
+  query: OpportunityQuery,
+  counts?: ScoreCounts,
+): Promise<ListRow[]> {
+  if (!counts || sortOf(query) !== "score") return await pageOf(sql, query);
+  return await bandedPage(query, counts, (band) => pageOf(sql, query, { band }));
 }
 
 /** A page of a keyword search found by the given plan; every plan finds the same page. */
@@ -222,8 +187,10 @@ export async function findPage(
   force: boolean,
   match?: (sql: Sql) => postgres.Fragment,
 ): Promise<ListRow[]> {
-  if (plan === "planner") return await pageOf(sql, query, match);
-  if (plan === "walk") return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query, match));
+  if (plan === "planner") return await pageOf(sql, query, { match });
+  if (plan === "walk") {
+    return await withPlan(sql, "walk", force, (tx) => pageOf(tx, query, { match }));
+  }
   // Unforced (tests on the embedded database), the same statements with PostgreSQL's own plans.
   return await withPlan(sql, "bitmap", force, async (tx) => {
     return await tx<ListRow[]>`
@@ -247,8 +214,9 @@ export async function findPage(
 async function pageOf(
   sql: Sql,
   query: OpportunityQuery,
-  match?: (sql: Sql) => postgres.Fragment,
+  options: { match?: (sql: Sql) => postgres.Fragment; band?: ScoreBand } = {},
 ): Promise<ListRow[]> {
+  const { match, band } = options;
   if (searchText(query.q) || match) {
     return await sql<ListRow[]>`
       select ${listColumns(sql)} ${keyColumns(sql, query)}
@@ -259,7 +227,8 @@ async function pageOf(
     select ${listColumns(sql)} ${keyColumns(sql, query)}
     from (
       select o.id from opportunities o ${listFilter(sql, query)}
-      ${queryOrder(sql, query)} ${windowOf(sql, query)}
+      ${band ? bandFilter(sql, band.lo, band.hi) : sql``}
+      ${queryOrder(sql, query)} ${windowOf(sql, query, band)}
     ) as hit
     join opportunities o on o.id = hit.id
     ${queryOrder(sql, query)}`;

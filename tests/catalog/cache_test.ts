@@ -15,6 +15,22 @@ function counter() {
 }
 
 Deno.test("VersionedCache", async (t) => {
+  await t.step("the bound holds the entries' weight, not their number", async () => {
+    const cache = new VersionedCache(4);
+    const c = counter();
+    for (const key of ["a", "b", "c", "d"]) await cache.get(1, key, c.compute(key));
+    assert.equal(cache.stats().entries, 4);
+    // A heavy entry pushes out the least recently used ones until the weight fits.
+    await cache.get(1, "heavy", c.compute("heavy"), 3);
+    assert.equal(cache.stats().entries, 2);
+    assert.ok(cache.has("d") && cache.has("heavy") && !cache.has("a") && !cache.has("c"));
+    // A hit keeps its weight: nothing more is evicted.
+    await cache.get(1, "d", c.compute("d"));
+    assert.equal(cache.stats().entries, 2);
+    // One more light entry: the heavy one, now the least recently used, goes.
+    await cache.get(1, "e", c.compute("e"));
+    assert.ok(!cache.has("heavy") && cache.has("d") && cache.has("e"));
+  });
   await t.step("concurrent calls for one key share one computation", async () => {
     const cache = new VersionedCache();
     const c = counter();

@@ -1,0 +1,147 @@
+/**
+ * Every combination of the list filters, with every sort, page and cursor page, answers what a
+ * plain count(*) and order by over opportunities answer: a randomised sweep (fixed seed, so that
+ * a failure can be replayed) through the list as the service answers it (the total and the score
+ * bands from the summary counts, src/catalog/score_band.ts), on both engines.
+ */
+import assert from "node:assert/strict";
+import { createContent } from "../../src/catalog/content.ts";
+import {
+  type OpportunityQuery,
+  OpportunityQuerySchema,
+  RECOMMENDATIONS,
+} from "../../src/catalog/schemas.ts";
+import type { Sql } from "../../src/db/open.ts";
+import { seedDemo } from "../../src/ingest/seed.ts";
+import { dbTest } from "../helpers/db.ts";
+
+/** mulberry32: small, deterministic. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Values {
+  platforms: string[];
+  channels: string[];
+  categories: string[];
+}
+
+async function valuesOf(sql: Sql): Promise<Values> {
+  const platforms = await sql<{ v: string }[]>`select distinct platform as v from opportunities`;
+  const channels = await sql<{ v: string }[]>`select distinct channel_name as v from opportunities`;
+  const categories = await sql<{ v: string }[]>`select slug as v from categories`;
+  return {
+    platforms: [...platforms.map((r) => r.v), ...platforms.map((r) => r.v.toUpperCase()), "none"],
+    channels: [...channels.map((r) => r.v), "none"],
+    categories: [...categories.map((r) => r.v), "none"],
+  };
+}
+
+/** The ids of the whole list and its total, by a plain count(*) and order by. */
+async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
+  const rows = await sql<{ id: number }[]>`
+    select id from opportunities o
+    where (${!q.online_only} or o.is_online_deliverable)
+      and (${q.platform ?? null}::text is null or lower(o.platform) = lower(${q.platform ?? null}))
+      and (${q.channel ?? null}::text is null or o.channel_name = ${q.channel ?? null})
+      and o.score >= ${q.min_score}
+      and (${q.recommendation ?? null}::text is null or o.recommendation = ${
+    q.recommendation ?? null
+  })
+      and (${q.category ?? null}::text is null or o.theme_id in (
+        select t.id from themes t join categories c on c.id = t.category_id
+        where c.slug = ${q.category ?? null}))
+    order by ${
+    q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
+      o.created_at desc, o.id desc`
+  }`;
+  const [{ n }] = await sql<{ n: number }[]>`
+    select count(*)::int as n from opportunities o
+    where (${!q.online_only} or o.is_online_deliverable)
+      and (${q.platform ?? null}::text is null or lower(o.platform) = lower(${q.platform ?? null}))
+      and (${q.channel ?? null}::text is null or o.channel_name = ${q.channel ?? null})
+      and o.score >= ${q.min_score}
+      and (${q.recommendation ?? null}::text is null or o.recommendation = ${
+    q.recommendation ?? null
+  })
+      and (${q.category ?? null}::text is null or o.theme_id in (
+        select t.id from themes t join categories c on c.id = t.category_id
+        where c.slug = ${q.category ?? null}))`;
+  assert.equal(n, rows.length);
+  return rows.map((r) => r.id);
+}
+
+function randomQuery(next: () => number, values: Values): Record<string, unknown> {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
+  const maybe = <T>(list: readonly T[], p: number): T | undefined =>
+    next() < p ? pick(list) : undefined;
+  return {
+    platform: maybe(values.platforms, 0.5),
+    channel: maybe(values.channels, 0.15),
+    category: maybe(values.categories, 0.25),
+    recommendation: maybe(RECOMMENDATIONS, 0.5),
+    min_score: next() < 0.8 ? Math.floor(next() * 91) : 0,
+    online_only: next() < 0.7,
+    sort: next() < 0.7 ? undefined : pick(["score", "newest"]),
+    page_size: pick([1, 3, 7, 20, 100]),
+  };
+}
+
+/** Sweeps `n` random combinations; returns how many had rows. */
+async function sweep(sql: Sql, seed: number, n: number, when: string): Promise<number> {
+  const content = createContent(sql, { publicBaseUrl: "https://x.test" }, { maxEntries: 0 });
+  const values = await valuesOf(sql);
+  const next = random(seed);
+  let nonEmpty = 0;
+  for (let i = 0; i < n; i++) {
+    const base = randomQuery(next, values);
+    const all = await reference(sql, OpportunityQuerySchema.parse(base));
+    if (all.length > 0) nonEmpty++;
+    const size = base.page_size as number;
+    const pages = Math.max(1, Math.ceil(all.length / size));
+    // Any page up to one past the end, within the depth limit.
+    const page = Math.min(1 + Math.floor(next() * (pages + 1)), Math.floor(10_000 / size));
+    const label = `${when}: ${JSON.stringify({ ...base, page })}`;
+    const query = OpportunityQuerySchema.parse({ ...base, page });
+    const answer = await content.listOpportunities(1, query);
+    assert.equal(answer.total, all.length, `total of ${label}`);
+    const from = (page - 1) * size;
+    assert.deepEqual(answer.items.map((o) => o.id), all.slice(from, from + size), label);
+    assert.equal(answer.next_cursor === null, from + size >= all.length, `cursor of ${label}`);
+    // Two pages further by cursor from there.
+    let cursor = answer.next_cursor;
+    for (let k = 1; k <= 2 && cursor; k++) {
+      const more = await content.listOpportunities(
+        1,
+        OpportunityQuerySchema.parse({ ...base, cursor }),
+      );
+      const at = from + k * size;
+      assert.deepEqual(more.items.map((o) => o.id), all.slice(at, at + size), `${label} +${k}`);
+      assert.equal(more.total, all.length, `total of ${label} +${k}`);
+      assert.equal(more.page, null);
+      cursor = more.next_cursor;
+    }
+  }
+  return nonEmpty;
+}
+
+dbTest("every combination of filters, sorts and pages equals count(*) and order by", async (db) => {
+  const sql = db.sql;
+  await seedDemo(sql, { opportunities: 1200 });
+  // Many rows per score, so that pages start and end inside score buckets.
+  const nonEmpty = await sweep(sql, 38, 350, "after the seed");
+  assert.ok(nonEmpty >= 150, `only ${nonEmpty} combinations match anything`);
+
+  // Updates move rows between buckets and filters; the counts follow them.
+  await sql`update opportunities set score = 100 - score where id % 3 = 0`;
+  await sql`update opportunities set platform = upper(platform), recommendation = 'Skip'
+    where id % 7 = 1`;
+  await sweep(sql, 39, 150, "after updates");
+});
