@@ -14,6 +14,7 @@ import {
   consentFields,
   pkcePair,
   REDIRECT,
+  register,
   registerClient,
 } from "../helpers/oauth.ts";
 
@@ -99,6 +100,40 @@ dbTest("OAuth: a state of 1,000 characters comes back unchanged", async (db, t) 
       const approved = new URL(decided.response.headers.get("location")!);
       assert.ok(approved.searchParams.get("code"));
       assert.equal(approved.searchParams.get("state"), state);
+    });
+  }
+});
+
+dbTest("OAuth: Claude's and ChatGPT's callbacks register and get a code", async (db, t) => {
+  const app = webTestApp(db);
+  const browser = new Browser(app);
+  await signUp(browser, "directories@example.com");
+  const callbacks = {
+    Claude: [
+      "https://claude.ai/api/mcp/auth_callback",
+      "https://claude.com/api/mcp/auth_callback",
+    ],
+    ChatGPT: ["https://chatgpt.com/connector_platform_oauth_redirect"],
+  };
+  for (const [client, uris] of Object.entries(callbacks)) {
+    await t.step(client, async () => {
+      const { status, body } = await register(app, {
+        client_name: client,
+        redirect_uris: uris,
+        token_endpoint_auth_method: "none",
+      });
+      assert.equal(status, 201, JSON.stringify(body));
+      for (const uri of uris) {
+        const { challenge } = await pkcePair();
+        const params = authorizeParams(body.client_id as string, challenge, {
+          redirect_uri: uri,
+          state: STATES["base64url (what ChatGPT sends)"],
+        });
+        const back = await authorize(browser, params, "approve");
+        assert.equal(back.origin + back.pathname, uri);
+        assert.ok(back.searchParams.get("code"));
+        assert.equal(back.searchParams.get("state"), STATES["base64url (what ChatGPT sends)"]);
+      }
     });
   }
 });
