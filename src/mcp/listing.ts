@@ -18,8 +18,8 @@ type Node = Record<string, unknown>;
 /**
  * Records that other tools list in full, kept to a few fields where they recur inside a tool's
  * answer: a property path ("" for the answer itself; array items are stepped through) and the
- * fields kept. The answer
- * still carries every field; the tool's description names the tool that spells them out.
+ * fields kept. The answer still carries every field; the tool's description names the tool that
+ * spells them out.
  */
 export type OutputBriefs = Readonly<Record<string, readonly string[]>>;
 
@@ -56,8 +56,8 @@ export function outputJsonSchema(schema: z.ZodType, briefs: OutputBriefs = {}): 
 
 /**
  * Drops from a converted schema what says nothing to a client: the safe-integer bounds zod puts
- * on every integer, the regex zod adds beside `format`, and the `$schema` of nested nodes. In an
- * output also descriptions and `additionalProperties: false` (an answer may gain a field without
+ * on every integer, the regex zod adds beside `format`, and what every object satisfies anyway.
+ * In an output also descriptions and `additionalProperties: false` (an answer may gain a field without
  * breaking a client that validates it).
  */
 function trim(node: unknown, output: boolean): unknown {
