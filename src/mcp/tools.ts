@@ -137,9 +137,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "list_blog_posts",
     title: "List blog articles",
-    description: "Lists published research articles, newest first (or best match with q): " +
-      "title, excerpt, tags, public URL, related opportunity id. Pages of at most 100, with a " +
-      `total and a next_cursor. ${FREE}; free of charge.`,
+    description: "Lists published research articles, newest first, those matching q if given " +
+      "(match: any when none holds every word): title, excerpt, tags, public URL, related " +
+      `opportunity id. Pages of at most 100, with a total and a next_cursor. ${FREE}; free of ` +
+      "charge.",
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
