@@ -143,6 +143,7 @@ export function buildHandler(
       clientIp: config.trustProxy ? forwardedClientIp : undefined,
       surfaces: listSurfaces(),
       serverCard: serverCard(config.publicBaseUrl),
+      openaiAppsChallenge: config.openaiAppsChallenge,
       oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
       billing,
       ...options.web,

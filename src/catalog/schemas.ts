@@ -47,48 +47,40 @@ export function cleanText<T extends z.ZodString>(
 // ---- Parameters ------------------------------------------------------------------------------
 
 const Q = cleanText(z.string().max(100, "must be at most 100 characters"));
-const Page = intParam(1, undefined, "Page number, starting at 1").default(1);
+// Said once per field and briefly: MCP clients pay every description of every tool listed.
+const Page = intParam(1, undefined, "Page number from 1 (to item 10,000; cursor goes on)")
+  .default(1);
 const PageSize = intParam(1, 100, "Items per page, 1 to 100").default(20);
 const Cursor = cleanText(z.string().max(1000, "must be at most 1000 characters")).optional()
-  .describe(
-    "Continue a list: the next_cursor of the previous answer, with the same filters and sort " +
-      "(page_size may change). Reaches any depth in constant time; page numbers stop at item " +
-      "10,000 (page * page_size), beyond which only a cursor goes on",
-  );
+  .describe("The previous answer's next_cursor (same filters)");
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
-    "What to look for, at most 100 characters: a question or keywords, matched in the title " +
-      "or the description, ignoring case and accents. Words are stemmed in English " +
-      '("invoicing", "invoices" and "invoiced" find each other) and match as the start of a ' +
-      'word ("invoi" finds "invoices"; words of one or two letters match whole words: "ai" ' +
-      'finds "AI" but not "email"); stop words ("for", "the", "to", "a", "with", ...) need not ' +
-      'match. Web-search syntax: "quoted words" must stand together in that order (stop words ' +
-      "included); -word excludes; a OR b matches either. Best match: when no row holds every " +
-      "word, the rows holding the most words come first and the answer's `match` is `any`. " +
-      'Example: "chasing late invoices for freelance designers"',
+    "A question or keywords, at most 100 characters, matched in the title or the description, " +
+      'ignoring case and accents: English stems ("invoicing" finds "invoices"), word prefixes ' +
+      '("invoi"), stop words optional, "quoted words" in order, -word excludes, a OR b. When no ' +
+      "row holds every word, those holding the most come first (match: any)",
   ),
   platform: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
-    "Source platform, case-insensitive: reddit, hackernews, producthunt, stackexchange, ...",
+    "Source platform: reddit, hackernews, producthunt, stackexchange, ...",
   ),
   channel: cleanText(z.string().max(200, "must be at most 200 characters")).optional().describe(
-    "Channel or subreddit name, case-sensitive (for example SaaS)",
+    "Channel or subreddit, case-sensitive (e.g. SaaS)",
   ),
-  min_score: intParam(0, 100, "Only opportunities with a composite score of at least this (0-100)")
+  min_score: intParam(0, 100, "Lowest composite score, 0-100")
     .default(0),
   recommendation: z.enum(RECOMMENDATIONS, "must be one of Build, Validate, Skip").optional()
-    .describe("Only this verdict: Build, Validate or Skip"),
+    .describe("Only this verdict"),
   category: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
-    "Category slug (see get_overview), for example developer-tools",
+    "Category slug (see get_overview)",
   ),
   online_only: z.boolean("must be true or false").default(true).describe(
-    "Only ideas that can ship as software / SaaS (default true)",
+    "Only ideas that can ship as software (default true)",
   ),
   sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").optional()
     .describe(
-      "Order of the list: relevance (the default with q: best match of q first, the title " +
-        "above the description and rare words above common ones, ties by score, then newest), " +
-        "score (the default without q: best score first, then newest) or newest (newest first)",
+      "relevance (default with q: title above description, rare words above common ones), " +
+        "score (default without q) or newest; ties by score, then newest",
     ),
   page: Page,
   page_size: PageSize,
@@ -101,9 +93,8 @@ export type OpportunityQuery = z.infer<typeof OpportunityQuerySchema>;
 
 export const BlogQuerySchema = z.object({
   q: Q.optional().describe(
-    "A question or keywords, at most 100 characters, matched in the title or the excerpt as " +
-      'in the opportunity list: English stems, word prefixes, stop words optional, "phrases", ' +
-      "-exclusions, OR, best match (`match` says all or any)",
+    "A question or keywords, at most 100 characters, matched in the title or the excerpt " +
+      "with the syntax of the opportunity list's q",
   ),
   page: Page,
   page_size: PageSize,
@@ -131,12 +122,10 @@ export const TrendingQuerySchema = z.object({
   ),
   limit: intParam(1, 50, "How many themes, 1 to 50").default(10),
   window: TrendWindowSchema.default("30d").describe(
-    "The growth window to sort by: 7d, 30d (default), 90d or 1y. Without status, only themes " +
-      "growing by 10% or more over it",
+    "The growth window to sort by; without status, only themes growing 10% or more over it",
   ),
   status: TrendStatusSchema.optional().describe(
-    "Only themes of this lifecycle status (emerging, rising, steady, peaked, declining), " +
-      "whatever their growth, sorted by the window's growth",
+    "Only themes of this lifecycle status, whatever their growth",
   ),
 });
 export type TrendingQuery = z.infer<typeof TrendingQuerySchema>;

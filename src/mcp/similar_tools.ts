@@ -2,6 +2,7 @@
  * The MCP tools of similar opportunities and idea match, as plain data (tools.ts adds the
  * annotations and lists them after query_opportunities). Pure, like tools.ts: zod schemas only.
  */
+import { OPPORTUNITY_BRIEF, THEME_BRIEF } from "./listing.ts";
 import { SimilarListSchema } from "../catalog/similar_schemas.ts";
 import {
   IdeaMatchSchema,
@@ -9,36 +10,38 @@ import {
   SimilarQuerySchema,
 } from "../catalog/similar_schemas.ts";
 
-const PRO = "Requires the Pro plan (or Business); a Free key gets a plan_required error";
+const PRO = "Requires the Pro plan (or Business)";
 
 /** The two tools, in the order `tools/list` shows them. */
 export const SIMILAR_TOOLS = [
   {
     name: "find_similar_opportunities",
     title: "Similar opportunities",
-    description: 'Answers "what else is like this?": the opportunities nearest to one ' +
-      "opportunity by what they share (the rare words of its title, description, key " +
-      "features and audience, and its theme), nearest first, each with a similarity from 0 " +
-      'to 1 (at most 100, paged like query_opportunities). Example: {"id": 42}. Use it ' +
-      `after query_opportunities or get_opportunity gave you an id. ${PRO}. Costs 1 call when ` +
-      "found, nothing when the id is unknown.",
+    description: 'Answers "what else is like this?": the opportunities nearest to one by ' +
+      "what they share (rare words of title, description, features and audience; its theme), " +
+      "nearest first with a similarity from 0 to 1; at most 100, in pages, items as " +
+      `query_opportunities lists them. ${PRO}; 1 call when found, nothing when the id is ` +
+      "unknown.",
     tier: "pro",
     inputSchema: SimilarQuerySchema,
     outputSchema: SimilarListSchema,
+    outputBriefs: { items: [...OPPORTUNITY_BRIEF, "similarity"] },
     operation: "findSimilar",
   },
   {
     name: "match_idea",
     title: "Match an idea",
-    description: 'Answers "here is my idea, what is near it?": give the idea in a sentence ' +
-      "or a paragraph (up to 1,000 characters) and get the nearest themes (with their trend " +
-      "direction and change) and the nearest opportunities (with evidence_count and " +
-      "competitors), each with a similarity from 0 to 1, plus the words that were matched. " +
-      'Example: {"text": "An app that helps freelance designers chase late invoices"}. ' +
-      `${PRO}. Costs 1 call; a blank or too long text is an invalid_parameter error, free.`,
+    description: 'Answers "here is my idea, what is near it?": up to `limit` nearest themes ' +
+      "(as list_trending_themes lists them) and opportunities (as query_opportunities, with " +
+      "competitors), each with a similarity from 0 to 1, and the words matched. " +
+      `${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: IdeaQuerySchema,
     outputSchema: IdeaMatchSchema,
+    outputBriefs: {
+      themes: [...THEME_BRIEF, "similarity"],
+      opportunities: [...OPPORTUNITY_BRIEF, "evidence_count", "competitors", "similarity"],
+    },
     operation: "matchIdea",
   },
 ] as const;

@@ -27,6 +27,14 @@ import {
   SearchResultsSchema,
 } from "../catalog/connector.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
+import {
+  inputJsonSchema,
+  type JsonSchemaObject,
+  OPPORTUNITY_BRIEF,
+  type OutputBriefs,
+  outputJsonSchema,
+  THEME_BRIEF,
+} from "./listing.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
 import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
@@ -71,6 +79,8 @@ export interface ToolDefinition {
     idempotentHint: true;
     destructiveHint: false;
   };
+  /** Records of the answer that another tool spells out, kept to a few fields in the listing. */
+  outputBriefs?: OutputBriefs;
   operation: ToolOperation;
 }
 
@@ -89,26 +99,24 @@ const ANNOTATIONS = {
   destructiveHint: false,
 } as const;
 
-const FREE = "Available on every plan";
-const PRO = "Requires the Pro plan (or Business); a Free key gets a plan_required error";
+const FREE = "Every plan";
+const PRO = "Requires the Pro plan (or Business)";
 
-// The way through a long list: page numbers stop at item 10,000 (page_too_deep).
-const NEXT_PAGE = "For the next page, pass the answer's next_cursor back as cursor with the same " +
-  "filters (null means there is no more); page numbers stop at item 10,000.";
-
-// Descriptions are read by models: say what comes back, when to call it, and what it costs.
+// Descriptions are read by models: say what comes back and how much of it (every answer is
+// bounded), when to call it, and what it costs. A field's meaning is said once: in its input
+// schema when it is a parameter, here when it is part of the answer.
 /** The tools in the order `tools/list` shows them. */
 export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_overview",
     title: "Market overview",
     description: "Start here. Returns every category (slug, name, description, theme and " +
-      "opportunity counts), the five themes trending up fastest, and totals of categories, " +
-      "themes and opportunities. Use it to learn the category slugs that other tools filter " +
-      `by. ${FREE}; costs 1 call of the monthly quota.`,
+      "opportunity counts), the five themes trending up fastest, and totals. The category " +
+      `slugs are what other tools filter by. ${FREE}; 1 call.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: OverviewSchema,
+    outputBriefs: { trending: THEME_BRIEF },
     annotations: ANNOTATIONS,
     operation: "getOverview",
   },
@@ -116,11 +124,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "get_opportunity",
     title: "Opportunity details",
     description: "Returns one validated business opportunity by id: description, scores " +
-      "(composite score 0-100, pain, willingness to pay, difficulty, sustainability), " +
-      "Build/Validate/Skip recommendation, target audience, monetization, market size, key " +
-      "features, competitors, differentiation, risks, up to 5 scrubbed community quotes as " +
-      "evidence and the related article URL. Use it after query_opportunities or get_theme " +
-      `gave you an id. ${FREE}; costs 1 call when found, nothing when the id is unknown.`,
+      "(score 0-100; pain, willingness to pay, difficulty, sustainability 0-10), a " +
+      "Build/Validate/Skip recommendation, audience, monetization, market size, key features, " +
+      "competitors, differentiation, risks, up to 5 scrubbed community quotes as evidence and " +
+      `the related article's URL. ${FREE}; 1 call when found, nothing when the id is unknown.`,
     tier: "free",
     inputSchema: OpportunityIdSchema,
     outputSchema: OpportunityDetailSchema,
@@ -130,9 +137,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "list_blog_posts",
     title: "List blog articles",
-    description: "Lists published research articles, newest first, with title, excerpt, tags, " +
-      "public URL and the id of the related opportunity; optional keyword search and paging. " +
-      `Use it to find long-form write-ups. ${NEXT_PAGE} ${FREE}; free of charge (no quota used).`,
+    description: "Lists published research articles, newest first, those matching q if given " +
+      "(match: any when none holds every word): title, excerpt, tags, public URL, related " +
+      `opportunity id. Pages of at most 100, with a total and a next_cursor. ${FREE}; free of ` +
+      "charge.",
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
@@ -142,9 +150,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_blog_post",
     title: "Read a blog article",
-    description: "Returns one published article by slug with its full Markdown body. Use it " +
-      `after list_blog_posts or an opportunity's related_article_url. ${FREE}; free of charge ` +
-      "(no quota used).",
+    description: "Returns one published article by slug with its whole Markdown body (as " +
+      `imported, at most 1,000,000 characters). ${FREE}; free of charge.`,
     tier: "free",
     inputSchema: BlogSlugSchema,
     outputSchema: BlogPostSchema,
@@ -155,14 +162,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "query_opportunities",
     title: "Search opportunities",
     description: "Searches validated business opportunities mined from community discussions " +
-      "(Reddit, Hacker News, Product Hunt, ...). q takes a question or keywords: English " +
-      'stems ("invoicing" finds "invoices"), stop words optional, "phrases", -exclusions, OR; ' +
-      "when no opportunity matches every word, the best matches come back with match: any. " +
-      'Example: {"q": "chasing late invoices for freelance designers"}. Filters: platform, ' +
-      "channel, minimum score, recommendation, category, online-only. Sorted by relevance " +
-      "with q (title above description, rare words above common ones), else by score; or " +
-      "sort=score|newest. Paged. Returns list items (no evidence), the total and match; call " +
-      `get_opportunity for the full record. ${NEXT_PAGE} ${PRO}. Costs 1 call.`,
+      "(Reddit, Hacker News, Product Hunt, ...) by question or keywords and filters. Returns " +
+      "list items (no evidence), pages of at most 100 with a total, a next_cursor and match " +
+      `(all, or any when no item holds every word); get_opportunity has the full record. ${PRO}; ` +
+      "1 call.",
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,
@@ -173,12 +176,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "list_trending_themes",
     title: "Trending themes",
-    description: "Lists market themes whose mentions are trending up, sorted by percent change " +
-      "of mentions over a window (`window`: 7d, 30d default, 90d, 1y; each against the window " +
-      "before it), optionally for one category; or, with `status`, the themes of one " +
-      "lifecycle status (emerging, rising, steady, peaked, declining) sorted the same way. " +
-      "Each theme carries trend_status and growth for every window. Use it to spot rising " +
-      `demand; then get_theme or get_theme_history. ${PRO}. Costs 1 call.`,
+    description: "Lists up to 50 market themes whose mentions are rising fastest over a window, " +
+      "or the themes of one lifecycle status, each with its trend, status, growth per window, " +
+      `mention and opportunity counts. Then get_theme or get_theme_history. ${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: TrendingQuerySchema,
     outputSchema: TrendingThemesSchema,
@@ -188,14 +188,14 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_theme",
     title: "Theme details",
-    description: "Returns one theme by id (trend direction and change, lifecycle status, growth " +
-      "over 7d/30d/90d/1y, mention counts, average score), its last 26 weeks of mentions, " +
-      "and its ten best opportunities by score. Use it after get_overview or " +
-      `list_trending_themes gave you a theme id. ${PRO}. Costs 1 call when found, nothing ` +
-      "when the id is unknown.",
+    description: "Returns one theme by id (as list_trending_themes lists it: trend, status, " +
+      "growth per window, counts, average score), its last 26 weeks of mentions, and its 10 " +
+      `best opportunities (as query_opportunities lists them). ${PRO}; 1 call when found, ` +
+      "nothing when the id is unknown.",
     tier: "pro",
     inputSchema: ThemeIdSchema,
     outputSchema: ThemeDetailSchema,
+    outputBriefs: { theme: THEME_BRIEF, top_opportunities: OPPORTUNITY_BRIEF },
     annotations: ANNOTATIONS,
     operation: "getTheme",
   },
@@ -203,9 +203,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_usage",
     title: "Quota and usage",
-    description: "Returns how much of the monthly quota is used and left, when it resets, and " +
-      "the calls per API key, per UTC day and per surface (REST, MCP), for this month or one " +
-      "of the 12 before it (`month`, YYYY-MM). Call it to plan before spending calls. " +
+    description: "Returns the monthly quota used and left, when it resets, and the calls per " +
+      "API key or app, per UTC day (at most 31) and per surface (REST, MCP). " +
       `${FREE}; free of charge, and it answers even when the quota is used up.`,
     tier: "free",
     inputSchema: UsageQuerySchema,
@@ -217,10 +216,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "search",
     title: "Search opportunities and articles",
-    description: "Searches opportunities and research articles by keywords and returns " +
-      "results as {id, title, url}, each url a public page to cite; pass an id to fetch for the " +
-      "whole record. Opportunities need the Pro plan (1 call, as query_opportunities); a Free " +
-      "key gets articles (free of charge) and a page:plans result saying so.",
+    description: "Searches opportunities (up to 10) and articles (up to 5) and returns " +
+      "{id, title, url} results, each url a public page to cite; fetch reads an id. " +
+      "Opportunities need the Pro plan (1 call); a Free key gets articles (free of charge) " +
+      "and a page:plans result saying so.",
     tier: "free",
     inputSchema: SearchInputSchema,
     outputSchema: SearchResultsSchema,
@@ -230,9 +229,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "fetch",
     title: "Fetch a search result",
-    description: "Returns the whole document of a search result id as {id, title, text, url, " +
-      "metadata}: an opportunity's full record (as get_opportunity: every plan, 1 call when " +
-      "found, nothing when not) or an article's Markdown (free of charge).",
+    description: "Returns the whole document of a search result id: an opportunity's full " +
+      "record (as get_opportunity: every plan, 1 call when found) or an article's Markdown " +
+      "(free of charge).",
     tier: "free",
     inputSchema: FetchInputSchema,
     outputSchema: DocumentSchema,
@@ -241,30 +240,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
-/**
- * The `structuredContent` of an `isError` result: the REST error body of the same case
- * (docs/DECISIONS.md section 5). Extra fields belong to the code, as on REST.
- */
-export const ToolErrorSchema = z.looseObject({
-  // A string, not an enum, and a loose object: the npm stdio package reports more codes
-  // (invalid_api_key, key_revoked with revoked_by, service_unreachable) through the same schema.
-  error: z.string().describe(
-    "Error code, as in the REST error body: plan_required, not_found, invalid_parameter, " +
-      "quota_exceeded, internal_error, ...",
-  ),
-  message: z.string().describe("One sentence for a person"),
-  details: z.array(z.object({ param: z.string(), message: z.string() })).optional()
-    .describe("invalid_parameter: one entry per bad argument"),
-  required_plan: z.string().optional().describe("plan_required: the plan the tool needs"),
-  current_plan: z.string().optional().describe("plan_required: the caller's plan"),
-  current: z.number().int().optional().describe("quota_exceeded: calls used this month"),
-  limit: z.number().int().optional().describe("quota_exceeded: the plan's monthly limit"),
-  reset_at: z.string().optional().describe("quota_exceeded: when the quota resets"),
-  request_id: z.string().optional().describe("The request id to quote to support"),
-}).describe("Present when isError is true");
-
-/** A JSON Schema object as MCP `tools/list` carries it. */
-export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
+export type { JsonSchemaObject } from "./listing.ts";
 
 /** A tool that manages the caller's watches: it changes state, so it is not read-only. */
 export interface WatchToolDefinition {
@@ -280,11 +256,10 @@ export interface WatchToolDefinition {
     idempotentHint: boolean;
     destructiveHint: boolean;
   };
+  outputBriefs?: OutputBriefs;
 }
 
-const WATCH_COST = "Every plan (Free: 1 watch, e-mail and feed only; Pro 10; Business 50); " +
-  "free of charge (no quota used). An app signed in through OAuth needs the `watches` scope, " +
-  "which the user grants on the consent page (else an insufficient_scope error)";
+const WATCH_COST = "Every plan; free of charge; an OAuth app needs the watches scope";
 
 /** The watch tools, listed after TOOLS by the hosted endpoint (not by the stdio package). */
 export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
@@ -292,13 +267,14 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
     name: "create_watch",
     title: "Create a watch",
     description: "Saves a search (the query_opportunities filters) that delivers the " +
-      "opportunities newly matching it after every data import: signed webhook events " +
-      "(Pro and Business), an e-mail digest, and/or a private Atom feed. It starts from now. " +
-      "The answer shows the webhook signing secret and the feed URL once: keep them. " +
-      `${WATCH_COST}.`,
+      "opportunities newly matching it after every import, from now on: webhook events, an " +
+      "e-mail digest and/or a private Atom feed. The answer (the watch as list_watches shows " +
+      "it) gives the webhook secret and the feed URL once: keep them. Free: 1 watch, e-mail " +
+      `and feed only; Pro 10; Business 50. ${WATCH_COST}.`,
     tier: "free",
     inputSchema: WatchCreateSchema,
     outputSchema: WatchWithSecretsSchema,
+    outputBriefs: { "": ["id", "name", "created_at", "webhook_secret", "feed_url"] },
     annotations: {
       readOnlyHint: false,
       openWorldHint: true,
@@ -309,8 +285,8 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
   {
     name: "list_watches",
     title: "List watches",
-    description: "Lists the account's watches with their queries and deliveries (secrets " +
-      `are never shown again). ${WATCH_COST}.`,
+    description: "Lists the account's watches (at most 50) with their queries and " +
+      `deliveries; secrets are not shown again. ${WATCH_COST}.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: WatchListSchema,
@@ -338,7 +314,7 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
   },
 ];
 
-/** The `tools/list` entry of a tool, with its schemas converted to JSON Schema 2020-12. */
+/** The `tools/list` entry of a tool, with its schemas converted to lean JSON Schema 2020-12. */
 export function toolListing(tool: ToolDefinition | WatchToolDefinition): {
   name: string;
   title: string;
@@ -351,50 +327,8 @@ export function toolListing(tool: ToolDefinition | WatchToolDefinition): {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    // Inputs are described as a client may send them (defaults make fields optional); outputs
-    // as the server answers them.
-    inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }) as JsonSchemaObject,
-    outputSchema: outputJsonSchema(tool.outputSchema),
+    inputSchema: inputJsonSchema(tool.inputSchema),
+    outputSchema: outputJsonSchema(tool.outputSchema, tool.outputBriefs),
     annotations: { title: tool.title, ...tool.annotations },
   };
-}
-
-/**
- * The result record or, on an `isError` result, the error body. Clients built on the TypeScript
- * SDK (1.32, and the MCP Inspector) check the structuredContent of error results against the
- * outputSchema as well (typescript-sdk issue #1943), so the schema admits both.
- */
-function outputJsonSchema(schema: z.ZodObject): JsonSchemaObject {
-  const { $schema, ...result } = z.toJSONSchema(schema, { io: "output" });
-  const { $schema: _, ...error } = z.toJSONSchema(ToolErrorSchema, { io: "output" });
-  // zod writes a loose object's extra fields as `{}`; `true` says the same more plainly.
-  return {
-    $schema,
-    type: "object",
-    anyOf: [singleTypes(result), { ...error, additionalProperties: true }],
-  };
-}
-
-const ANNOTATION_KEYS = new Set(["description", "title", "default", "examples"]);
-
-/**
- * Rewrites `{"type": ["string", "null"]}` (how zod writes a simple nullable) as `anyOf` branches
- * of one type each: clients that map tool schemas onto a single-type dialect (Gemini's OpenAPI
- * subset) reject type arrays; the MCP Inspector's --strict check warns about them.
- */
-function singleTypes(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(singleTypes);
-  if (typeof node !== "object" || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = singleTypes(v);
-  if (!Array.isArray(out.type)) return out;
-  const outer: Record<string, unknown> = {};
-  const inner: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(out)) {
-    if (k !== "type") (ANNOTATION_KEYS.has(k) ? outer : inner)[k] = v;
-  }
-  const branches = (out.type as string[]).map((type) =>
-    type === "null" ? { type } : { type, ...inner }
-  );
-  return { ...outer, anyOf: branches };
 }

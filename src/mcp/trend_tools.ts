@@ -8,15 +8,11 @@ import { ThemeHistoryQuerySchema, ThemeHistorySchema } from "../catalog/trend_sc
 export const THEME_HISTORY_TOOL = {
   name: "get_theme_history",
   title: "Theme history",
-  description: "Returns a theme's mentions over time, one point per week (Monday to Sunday) or " +
-    "per calendar month, oldest first, between `from` and `to` (YYYY-MM-DD; by default its " +
-    "whole history up to the newest data), with its lifecycle status. Read it as a time " +
-    "series: periods without mentions are 0, the last period may be incomplete, and a theme's " +
-    "trend_status and growth (get_theme, list_trending_themes) are computed from these weekly " +
-    "points by the rule at /docs/trends. Use it after get_theme or list_trending_themes to see " +
-    "whether a theme rose steadily, spiked, or is fading. Requires the Pro plan (or Business); " +
-    "a Free key gets a plan_required error. Costs 1 call when found, nothing when the id is " +
-    "unknown.",
+  description: "Returns a theme's mentions as a time series, one point per week or month, " +
+    "oldest first (periods without mentions are 0, the last may be incomplete), with its " +
+    "lifecycle status, which the weekly points decide (rule at /docs/trends): did it rise " +
+    "steadily, spike, or fade? One point per period of the span (52 a year by week). " +
+    "Requires the Pro plan (or Business); 1 call when found, nothing when the id is unknown.",
   tier: "pro",
   inputSchema: ThemeHistoryQuerySchema,
   outputSchema: ThemeHistorySchema,

@@ -8,8 +8,7 @@ import * as z from "zod";
 export const UsageQuerySchema = z.object({
   month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM").optional()
     .describe(
-      "The UTC calendar month to report, as YYYY-MM: this month (the default) or one of the 12 " +
-        "before it",
+      "The UTC month, YYYY-MM: this one (default) or one of the 12 before",
     ),
 });
 export type UsageQuery = z.infer<typeof UsageQuerySchema>;

@@ -20,6 +20,11 @@ export interface Config {
   readonly contactEmail: string | undefined;
   /** Behind one reverse proxy: take client addresses from X-Forwarded-For. */
   readonly trustProxy: boolean;
+  /**
+   * The token ChatGPT's app directory reads at /.well-known/openai-apps-challenge to verify the
+   * domain; undefined answers 404 there.
+   */
+  readonly openaiAppsChallenge: string | undefined;
   /** Bearer token for GET /metrics; undefined turns the endpoint off. */
   readonly metricsToken: string | undefined;
   /**
@@ -124,6 +129,11 @@ const EnvSchema = z.object({
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
+  // Served as a text file: one line of visible ASCII (a blank value counts as unset).
+  OPENAI_APPS_CHALLENGE: z.string().trim().transform((v) => v || undefined).pipe(
+    z.string().regex(/^[\x21-\x7e]{1,1024}$/, "must be one line of at most 1024 visible characters")
+      .optional(),
+  ).optional(),
   WATCH_WEBHOOK_ALLOW: z.string().trim().default(""),
   OAUTH_CIMD_ALLOW_LOOPBACK: z.string().trim().toLowerCase().pipe(flag).default(false),
   WATCH_DELIVERY_CONCURRENCY: count("a whole number from 1 to 100", 1, 100).default(8),
@@ -241,6 +251,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     contactEmail: e.CONTACT_EMAIL,
     trustProxy: e.TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
+    openaiAppsChallenge: e.OPENAI_APPS_CHALLENGE,
     webhookAllow: Object.freeze(webhookAllow),
     deliveryConcurrency: e.WATCH_DELIVERY_CONCURRENCY,
     bodyTimeoutMs: e.BODY_TIMEOUT_MS,

@@ -20,30 +20,29 @@ const Name = z.string().trim().min(1, "must not be empty").max(
   100,
   "must be at most 100 characters",
 )
-  .describe("What you call this watch (shown in mails, the feed title and events)");
+  .describe("What you call this watch (in mails, the feed title and events)");
 
 const WebhookInput = z.strictObject({
   url: z.string().max(2000, "must be at most 2000 characters").describe(
-    "The https URL that receives each event as a POST signed per Standard Webhooks",
+    "An https URL; events are signed per Standard Webhooks",
   ),
 }, "must be an object with a url");
 
 /** The query part of a watch: the parameters of GET /api/v1/opportunities, given as JSON. */
 const QueryInput = z.union([z.record(z.string(), z.unknown()), z.string()]).describe(
-  "The list query: the parameters of GET /api/v1/opportunities (q, platform, channel, " +
-    "min_score, recommendation, category, online_only), as an object or as a query string " +
-    "such as q=invoice&min_score=70. page and page_size are ignored.",
+  "The opportunity list's filters (q, platform, ...), as an object or a query string " +
+    "such as q=invoice&min_score=70",
 );
 
 export const DeliveriesInputSchema = z.strictObject({
   webhook: WebhookInput.nullable().optional().describe(
-    "Deliver each batch of new matches to this URL (Pro and Business); null removes it",
+    "Pro and Business: POST new matches to a URL; null removes it",
   ),
   email: z.boolean("must be true or false").optional().describe(
-    "Send an e-mail digest of the new matches after each import to the account's address",
+    "E-mail a digest of the new matches after each import",
   ),
   feed: z.boolean("must be true or false").optional().describe(
-    "Keep a private Atom feed of the matches; its URL is shown once",
+    "Keep a private Atom feed of the matches",
   ),
 }, "must be an object");
 
@@ -51,12 +50,11 @@ export const WatchCreateSchema = z.strictObject({
   name: Name,
   query: QueryInput.default({}),
   deliveries: DeliveriesInputSchema.describe(
-    "At least one of webhook, email, feed. Free accounts may use email and feed only.",
+    "At least one of webhook, email, feed",
   ),
   theme_status: ThemeStatusInput.nullable().optional().describe(
-    "Also deliver the status changes of the themes of query.category (every theme without " +
-      "one): any for every change, or a status (emerging, rising, steady, peaked, declining) " +
-      "for the themes that turn to it. Delivered once per change, after the import that made it",
+    "Also deliver status changes of the themes of query.category (all without one): any, or " +
+      "the status to wait for",
   ),
 });
 export type WatchCreate = z.infer<typeof WatchCreateSchema>;

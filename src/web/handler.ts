@@ -83,6 +83,8 @@ export interface WebDeps {
    * webhook at /billing/webhook. Without it plans are changed by the operator.
    */
   billing?: BillingSetup;
+  /** The token of /.well-known/openai-apps-challenge; without it the path answers 404. */
+  openaiAppsChallenge?: string;
   /** The MCP server card (src/surfaces.ts); without it its paths answer 404. */
   serverCard?: Record<string, unknown>;
   /** URLs per sitemap file (the protocol's 50,000 unless a test makes it small). */
@@ -125,13 +127,16 @@ export function forwardedClientIp(request: Request, info?: Deno.ServeHandlerInfo
 
 const LLMS_PATHS = ["/llms.txt", "/llms-full.txt"];
 
+/** Where ChatGPT's app directory reads the domain verification token. */
+const OPENAI_CHALLENGE_PATH = "/.well-known/openai-apps-challenge";
+
 function isWebPath(path: string): boolean {
   return path === "/" || path === "/docs" || path.startsWith("/docs/") || path === "/blog" ||
     path.startsWith("/blog/") || isOpportunityPath(path) || isPublicSitePath(path) ||
     isSitemapPath(path) ||
     LLMS_PATHS.includes(path) || SERVER_CARD_PATHS.includes(path) || path === "/account" ||
     path.startsWith("/account/") || path in ASSETS || isOAuthPath(path) ||
-    path === BILLING_WEBHOOK_PATH || isDownloadPath(path);
+    path === BILLING_WEBHOOK_PATH || isDownloadPath(path) || path === OPENAI_CHALLENGE_PATH;
 }
 
 function htmlPage(status: number, title: string, text: string): Response {
@@ -298,6 +303,12 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (isOAuthPath(path)) return await oauth(request, clientIp(request, info));
     if (path === BILLING_WEBHOOK_PATH) return await billingWebhook(request);
+    if (path === OPENAI_CHALLENGE_PATH && deps.openaiAppsChallenge) {
+      if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
+      return new Response(deps.openaiAppsChallenge, {
+        headers: { "Content-Type": "text/plain; charset=utf-8", ...securityHeaders("public") },
+      });
+    }
     if (SERVER_CARD_PATHS.includes(path) && deps.serverCard) {
       if (!isRead && request.method !== "OPTIONS") {
         return errorResponse(new MethodNotAllowedError(request.method, "GET, HEAD, OPTIONS"));

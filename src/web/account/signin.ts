@@ -46,7 +46,19 @@ async function emailBucket(email: string): Promise<string> {
   return `mail:address:${await hashToken(email.trim().toLowerCase())}`;
 }
 
+// What a consent page's path holds as URLSearchParams writes it: nothing a cookie value must
+// escape. Escaping it anyway would triple a long `state` (ChatGPT sends over 400 characters; up to
+// 1,000 are accepted) past the 4,096 bytes a browser keeps of a cookie, and the person would land
+// on the dashboard instead of the consent page.
+const COOKIE_SAFE = /^[A-Za-z0-9*\-._%&=+/?]+$/;
+
+function encodeNext(next: string): string {
+  return COOKIE_SAFE.test(next) ? next : encodeURIComponent(next);
+}
+
 function decodeNext(value: string | undefined): string | undefined {
+  // Written as it is (a path starts with "/"), or escaped ("%2F...").
+  if (value?.startsWith("/")) return value;
   try {
     return value === undefined ? undefined : decodeURIComponent(value);
   } catch {
@@ -177,7 +189,7 @@ export function createSignIn(deps: AccountDeps) {
     const next = safeNext(form.get("next"));
     if (next) {
       visit.setCookies.push(
-        cookie(NEXT_COOKIE, encodeURIComponent(next), { secure: visit.secure, maxAge: 3600 }),
+        cookie(NEXT_COOKIE, encodeNext(next), { secure: visit.secure, maxAge: 3600 }),
       );
     }
     // Now and then, drop what has expired; no scheduler is needed for that.
