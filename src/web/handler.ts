@@ -10,21 +10,13 @@ import { redactKeys } from "../platform/request_log.ts";
 import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
 import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
-import { sha256Hex } from "../platform/crypto.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account/account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage } from "./public/blog.ts";
-import { cachedPage, createPageCache, type Rendered } from "./page_cache.ts";
-import { DOCS_ASSETS, DOCS_CSP_EXTRA, renderDocs } from "./docs/api_reference.ts";
-import {
-  DOC_PAGES,
-  docOf,
-  forInstance,
-  llmsFullTxt,
-  llmsTxt,
-  renderDocPage,
-  renderDocsIndex,
-} from "./docs/pages.ts";
+import { cachedPage, createPageCache, staticPage } from "./page_cache.ts";
+import { DOCS_ASSETS } from "./docs/api_reference.ts";
+import { DOC_PAGES } from "./docs/pages.ts";
+import { createDocsSite } from "./docs/site.ts";
 import { SERVER_CARD_PATHS, serveServerCard } from "./server_card.ts";
 import { isDownloadPath, serveDownload } from "./downloads.ts";
 import { renderHome, type Surfaces } from "./public/home.ts";
@@ -153,30 +145,6 @@ function htmlPage(status: number, title: string, text: string): Response {
   });
 }
 
-async function staticPage(
-  body: string,
-  contentType = "text/html; charset=utf-8",
-): Promise<Rendered> {
-  const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
-  return { status: 200, body, contentType, etag };
-}
-
-/** /docs: the web's headers, with the one CSP addition of that page (src/web/docs/api_reference.ts). */
-function docsResponse(request: Request, rendered: Rendered): Response {
-  const security = securityHeaders("public");
-  const headers = {
-    "Content-Type": rendered.contentType,
-    "Cache-Control": "public, max-age=300",
-    ETag: rendered.etag,
-    ...security,
-    "Content-Security-Policy": `${security["Content-Security-Policy"]}; ${DOCS_CSP_EXTRA}`,
-  };
-  if (request.headers.get("if-none-match") === rendered.etag) {
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(rendered.body, { headers });
-}
-
 /** The methods of the read-only pages (the app answers HEAD as GET without the body). */
 const READ_METHODS = "GET, HEAD";
 
@@ -213,27 +181,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     if (version === undefined) return await renderHomePage();
     return (await cachedPage(cache, version, "home", () => renderHomePage(version)))!;
   };
-  let docs: Promise<Rendered> | undefined;
-  const docsPage = () => docs ??= staticPage(renderDocs());
-  // The documentation changes only with a deployment too: each page rendered once, on first use.
   const base = deps.context.publicBaseUrl;
-  const texts = new Map<string, Promise<Rendered>>();
-  const once = (path: string, render: () => string, type?: string) => {
-    let found = texts.get(path);
-    if (!found) texts.set(path, found = staticPage(render(), type));
-    return found;
-  };
-  const plain = "text/plain; charset=utf-8";
-  function docsSite(path: string): Promise<Rendered> | undefined {
-    if (path === "/docs" || path === "/docs/") return once("/docs", () => renderDocsIndex(base));
-    if (path === "/llms.txt") return once(path, () => llmsTxt(base), plain);
-    if (path === "/llms-full.txt") return once(path, () => llmsFullTxt(base), plain);
-    const doc = docOf(path);
-    if (!doc) return undefined;
-    return doc.markdown
-      ? once(path, () => forInstance(doc.page.markdown, base), "text/markdown; charset=utf-8")
-      : once(path, () => renderDocPage(doc.page, base));
-  }
+  const docsSite = createDocsSite(base);
   const account = createAccountArea({
     sql: deps.sql,
     context: deps.context,
@@ -327,7 +276,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       return new Response(answer.body ?? null, { status: answer.status, headers });
     }
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
-    if (path === "/docs/api") return docsResponse(request, await docsPage());
+    if (path === "/docs/api") return await docsSite.apiReference(request);
     if (isDownloadPath(path)) {
       return await serveDownload(request, path) ??
         htmlPage(404, "Page not found", "There is no download at this address.");
@@ -347,7 +296,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       ? await opportunityPage(pages, path)
       : path.startsWith("/blog")
       ? await blogPage(pages, path, url.searchParams)
-      : await docsSite(path);
+      : await docsSite.page(path);
     if (!rendered) {
       const what = path.startsWith("/themes/")
         ? "theme"

@@ -56,3 +56,12 @@ export async function rendered(
 ): Promise<Rendered> {
   return { status: 200, body, contentType, etag: await etagOf(body) };
 }
+
+/** A page that changes only with a deployment (the home page's frame, the docs), with its ETag. */
+export async function staticPage(
+  body: string,
+  contentType = "text/html; charset=utf-8",
+): Promise<Rendered> {
+  const etag = `"${(await sha256Hex(body)).slice(0, 24)}"`;
+  return { status: 200, body, contentType, etag };
+}
