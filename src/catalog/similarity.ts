@@ -27,11 +27,8 @@ import type { Sql } from "../db/open.ts";
 const SELECTING = 6;
 /** Candidates wanted before the conjunctions stop widening. */
 export const CANDIDATES = 200;
-/**
- * A word held by more opportunities than this does not select candidates alone: reading its
- * rows (about 100 ms for 50,000) would be most of the cost of an answer.
- */
-const ALONE_MAX_DOCS = 50_000;
+/** Candidates of words held by at most this many rows are their best-scored. */
+const ORDERED_MAX = 2_000;
 /**
  * A word held by more than this share of the opportunities selects nothing when the text has
  * a rarer one (as in search.ts: such words rank, but a conjunction of them is most of the
@@ -101,12 +98,13 @@ export async function opportunityTerms(sql: Sql, id: number): Promise<Term[]> {
 }
 
 /**
- * The candidates for `terms` (`exclude`, the source opportunity, left out): the best-scored rows
- * holding all of the SELECTING rarest held words, then all but the lightest, ... down to two,
- * until CANDIDATES are found; when they are not (a small catalogue, or words seldom found
- * together), a share of the best-scored rows of each of those words alone, so that one rare but
- * incidental word cannot narrow them all. A large catalogue stops at the conjunctions: a word
- * alone is held by tens of thousands of rows there, and reading them is most of the cost.
+ * The candidates for `terms` (`exclude`, the source opportunity, left out): the rows holding all
+ * of the SELECTING rarest held words, then all but the lightest, ... down to two, until
+ * CANDIDATES are found; when they are not (a small catalogue, or words seldom found together),
+ * a share of the rows of each of those words alone, so that one rare but incidental word cannot
+ * narrow them all. The best-scored rows when the words' rows are few enough to sort (ORDERED_MAX),
+ * else the first found: sorting the 8,481 rows of a word scattered over 6,557 pages took 210 ms
+ * (at 1,000,000 rows, cached), taking the first 200 reads at most 200 pages.
  */
 export async function candidateIds(sql: Sql, terms: Term[], exclude = 0): Promise<number[]> {
   const [{ docs }] = await sql<{ docs: number }[]>`select ${catalogueSize(sql)} as docs`;
@@ -116,26 +114,22 @@ export async function candidateIds(sql: Sql, terms: Term[], exclude = 0): Promis
   const rare = held.filter((t) => t.df <= COMMON_SHARE * docs);
   const selecting = (rare.length > 0 ? rare : held).slice(0, SELECTING);
   const found = new Set<number>();
-  for (let k = selecting.length; k > 1 && found.size < CANDIDATES; k--) {
-    const query = selecting.slice(0, k).map((t) => quoteLexeme(t.term)).join(" & ");
+  const take = async (words: Term[], limit: number) => {
+    const query = words.map((t) => quoteLexeme(t.term)).join(" & ");
+    // One statement per conjunction: joined in one, their estimated cost passes the planner's
+    // JIT threshold, and compiling took half a second.
     const rows = await sql<{ id: number }[]>`
       select id from opportunity_search
       where search @@ ${query}::tsquery and id <> ${exclude}
-      order by score desc, id desc limit ${CANDIDATES}`;
-    for (const row of rows) found.add(row.id);
+      ${words[0].df <= ORDERED_MAX ? sql`order by score desc, id desc` : sql``}
+      limit ${limit}`;
+    for (const row of rows) if (found.size < CANDIDATES) found.add(row.id);
+  };
+  for (let k = selecting.length; k > 1 && found.size < CANDIDATES; k--) {
+    await take(selecting.slice(0, k), CANDIDATES);
   }
-  const alone = selecting.filter((t) => t.df <= ALONE_MAX_DOCS);
-  if (found.size < CANDIDATES) {
-    // One statement per word: joined in one, their estimated cost passes the planner's JIT
-    // threshold, and compiling took half a second.
-    for (const term of alone) {
-      const rows = await sql<{ id: number }[]>`
-        select id from opportunity_search
-        where search @@ ${quoteLexeme(term.term)}::tsquery and id <> ${exclude}
-        order by score desc, id desc limit ${Math.ceil(CANDIDATES / alone.length)}`;
-      for (const row of rows) found.add(row.id);
-    }
-  }
+  const each = Math.ceil((CANDIDATES - found.size) / selecting.length);
+  for (const term of found.size < CANDIDATES ? selecting : []) await take([term], each);
   return [...found];
 }
 
@@ -161,35 +155,41 @@ export async function scoreCandidates(
   limit: number,
 ): Promise<Nearness[]> {
   if (ids.length === 0 || terms.length === 0) return [];
-  const weights = JSON.stringify(terms.map((t) => [t.term, t.weight]));
+  const weights = JSON.stringify(terms.map((t) => [t.term, t.weight, quoteLexeme(t.term)]));
   return await sql<Nearness[]>`
     with n as (select ${catalogueSize(sql)} as docs),
     t as (
-      select x->>0 as term, (x->>1)::float8 as w
+      select x->>0 as term, (x->>2)::tsquery as q, (x->>1)::float8 as w
       from jsonb_array_elements(${weights}::text::jsonb) as x
     ),
     total as (select sum(w) as w from t),
-    -- Every lexeme of every candidate once, with the text's weight when the text holds it: a
-    -- hash join, where a lookup of the text's words per lexeme grew with both.
-    lex as (
-      select s.id, s.score, e.lexeme, 'A' = any(e.weights) as in_title, t.w
-      from opportunity_search s cross join unnest(s.search) e left join t on t.term = e.lexeme
+    c as materialized (
+      select s.id, s.score, s.search from opportunity_search s
       where s.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)::int)
     ),
-    titles as (
-      select l.id, l.w is not null as held,
-        ${weightOf(sql, sql`coalesce(st.docs, 0)`, sql`n.docs`)} as w
-      from lex l cross join n left join search_terms st on st.term = l.lexeme
-      where l.in_title and ${significant(sql, sql`l.lexeme`)}
+    -- The text's words each candidate holds (a lookup in its sorted vector), and the words of
+    -- its title alone (ts_filter keeps the weight A lexemes), each weighed once.
+    covers as (
+      select c.id, sum(t.w) as held from c join t on c.search @@ t.q group by c.id
+    ),
+    title_words as (
+      select c.id, e.lexeme, exists(select 1 from t where t.term = e.lexeme) as held
+      from c cross join unnest(tsvector_to_array(ts_filter(c.search, '{a}'))) as e(lexeme)
+      where ${significant(sql, sql`e.lexeme`)}
+    ),
+    title_weights as (
+      select l.lexeme, ${weightOf(sql, sql`coalesce(st.docs, 0)`, sql`n.docs`)} as w
+      from (select distinct lexeme from title_words) l cross join n
+      left join search_terms st on st.term = l.lexeme
     ),
     title_share as (
-      select id, sum(w) filter (where held) / nullif(sum(w), 0) as title
-      from titles group by id
+      select y.id, sum(tw.w) filter (where y.held) / nullif(sum(tw.w), 0) as title
+      from title_words y join title_weights tw on tw.lexeme = y.lexeme group by y.id
     ),
     parts as (
-      select c.id, c.score, c.held / total.w as cover, ts.title
-      from (select id, score, coalesce(sum(w), 0) as held from lex group by id, score) c
-      cross join total left join title_share ts on ts.id = c.id
+      select c.id, c.score, coalesce(v.held, 0) / total.w as cover, ts.title
+      from c cross join total left join covers v on v.id = c.id
+      left join title_share ts on ts.id = c.id
     ),
     scored as (
       select id, score,
