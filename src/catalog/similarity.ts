@@ -12,13 +12,13 @@
  *   and the weights do not drift as the catalogue grows.
  * - cover: the share of the text's weight the opportunity holds (in its title or description);
  *   title: the share of the weight of the opportunity's title words the text holds.
- * - similarity = cover^(3/4) * title^(1/4): the text's words carry it, and 1.0 needs the text to
- *   say what the opportunity's title says: 1.0 means the same idea; below 0.5, the opportunity
- *   does not address the text.
+ * - similarity = cover^(3/4) * sqrt((1 + title) / 2): the text's words carry it (a text held only
+ *   in descriptions reaches 0.71), and 1.0 needs the text to say what the opportunity's title
+ *   says: 1.0 means the same idea; below 0.5, the opportunity does not address the text.
  *
- * Candidates are bounded at any size: the rows holding all of the text's rarest words, then all
- * but the lightest of them, and so on, each the CANDIDATES best-scored through the GIN index of
- * the narrow opportunity_search table; only they are scored.
+ * Candidates are bounded at any size (candidateIds): the rows holding all of the text's rarest
+ * words, then all but the lightest of them, and so on, through the GIN index of the narrow
+ * opportunity_search table; only they are scored.
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
@@ -183,7 +183,7 @@ export async function scoreCandidates(
       left join search_terms st on st.term = l.lexeme
     ),
     title_share as (
-      select y.id, sum(tw.w) filter (where y.held) / nullif(sum(tw.w), 0) as title
+      select y.id, coalesce(sum(tw.w) filter (where y.held), 0) / nullif(sum(tw.w), 0) as title
       from title_words y join title_weights tw on tw.lexeme = y.lexeme group by y.id
     ),
     parts as (
@@ -193,7 +193,7 @@ export async function scoreCandidates(
     ),
     scored as (
       select id, score,
-        round((power(cover, 0.75) * power(coalesce(title, 1), 0.25))::numeric, 3)::float8
+        round((power(cover, 0.75) * sqrt((1 + coalesce(title, 1)) / 2))::numeric, 3)::float8
           as similarity
       from parts where cover > 0
     )

@@ -134,6 +134,16 @@ dbTest("idea match: one calibrated scale, 1.0 for the same idea", async (db, t) 
     assert.equal(body.opportunities[0].similarity, 1);
     assert.ok(body.opportunities.slice(1).every((o: Item) => o.similarity < 0.9));
   });
+  await t.step(
+    "words an opportunity holds only in its description are not the same idea",
+    async () => {
+      // "payment link" is in one description and in no title.
+      const { body } = await match(app, key, "payment link");
+      assert.equal(body.opportunities[0].id, ids.i2);
+      const top = body.opportunities[0].similarity;
+      assert.ok(top >= 0.5 && top < 0.9, `${top}`);
+    },
+  );
   await t.step("an idea in other words of one opportunity: above 0.5, below 1", async () => {
     const { body } = await match(
       app,
