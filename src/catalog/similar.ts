@@ -1,18 +1,9 @@
 /**
- * Similar opportunities and idea match: the same ranked search as `q`, over the
- * significant words of an opportunity (its title, description, key features, audience and theme
- * name) or of an idea's text.
- *
- * - Terms: the text's lexemes (sql/0013_search_english.sql: English stems) that are not stop
- *   words and that other opportunities hold (search_terms), the TERMS rarest: rare words say
- *   what a text is about, common ones ("app", "help") only add noise and cost.
- * - Candidates: for each term, the CANDIDATES best-scored rows holding it (the GIN index finds
- *   them; rare terms have few), and for an opportunity the rows of its theme.
- * - Similarity: the idf-weighted share of the terms a candidate holds (in its title and
- *   description, key features or audience), the theme counting as one more term of average
- *   weight for an opportunity: 0 shares nothing, 1 everything.
+ * Similar opportunities and idea match, on the similarity scale of similarity.ts: the
+ * significant words of an opportunity's title and description, or of an idea's text, weighed by
+ * their rarity; candidates found through the search index by the rarest of them; each scored
+ * from 0 to 1, 1.0 for the same idea.
  */
-import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import type { QueryContext } from "./common.ts";
@@ -20,73 +11,40 @@ import { isRowId } from "../db/rows.ts";
 import { listColumns, type ListRow, toListItem } from "./opportunities.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { type ThemeRow, themeSelect, toTheme } from "./themes.ts";
+import {
+  candidateIds,
+  opportunityTerms,
+  scoreCandidates,
+  type Term,
+  textTerms,
+} from "./similarity.ts";
 
-/** Significant terms taken from a text. */
+/** Matched words an idea match names (`terms`), heaviest first. */
 export const TERMS = 12;
-/** Candidates per term. */
-const CANDIDATES = 200;
 /** Similar opportunities answered at most. */
 export const SIMILAR_MAX = 100;
 
 type Scored = ListRow & { similarity: number; competitors: string[]; theme_id: number };
 
-/**
- * The nearest opportunities to the text `vector` (a tsvector fragment), as scored rows, best
- * first; `source` (an opportunity id) is left out and its theme counts as a term.
- */
+/** The nearest opportunities to the text of `terms`, as list rows, best first. */
 async function nearest(
   sql: Sql,
-  vector: postgres.Fragment,
-  options: { source?: number; minDocs: number; limit: number },
-): Promise<{ terms: string[]; rows: Scored[] }> {
-  const source = options.source ?? 0;
-  const rows = await sql<(Scored & { terms: string[] })[]>`
-    with n as (select coalesce((select docs from search_terms where term = ''), 0) as docs),
-    src as (select ${vector} as v, (select theme_id from opportunities where id = ${source}) as theme),
-    terms as materialized (
-      select st.term, quote_literal(st.term)::tsquery as q,
-        ln(1 + (n.docs - st.docs + 0.5) / (st.docs + 0.5))::float8 as idf
-      from src, n, unnest(tsvector_to_array(src.v)) as l(term)
-      join search_terms st on st.term = l.term
-      where st.term <> '' and st.docs >= ${options.minDocs}
-        and ts_lexize('english_stem', st.term) is distinct from '{}'::text[]
-      order by st.docs, st.term limit ${TERMS}
-    ),
-    weights as (
-      select coalesce(sum(idf), 0) as total, coalesce(avg(idf), 0) as theme from terms
-    ),
-    cand as (
-      select c.id from terms t cross join lateral (
-        select o.id from opportunities o where o.search @@ t.q and o.id <> ${source}
-        order by o.score desc, o.id desc limit ${CANDIDATES}) c
-      union
-      select c.id from src cross join lateral (
-        select o.id from opportunities o where o.theme_id = src.theme and o.id <> ${source}
-        order by o.score desc, o.id desc limit ${CANDIDATES}) c
-    ),
-    -- Each candidate's words once: its stored vector, key features and audience.
-    vectors as materialized (
-      select o.id, o.theme_id, o.search || to_tsvector('oi_search'::regconfig,
-        array_to_string(o.key_features, ' ') || ' ' || o.target_audience) as v
-      from cand join opportunities o on o.id = cand.id
-    ),
-    scored as (
-      select x.id,
-        ((select coalesce(sum(t.idf), 0) from terms t where x.v @@ t.q)
-          + case when x.theme_id = src.theme then w.theme else 0 end)
-        / nullif(w.total + case when src.theme is null then 0 else w.theme end, 0)
-          as similarity
-      from vectors x, src, weights w
-    )
-    select ${listColumns(sql)}, o.competitors, o.theme_id,
-      round(s.similarity::numeric, 3)::float8 as similarity,
-      array(select term from terms order by idf desc, term) as terms
-    from scored s join opportunities o on o.id = s.id
-    where s.similarity > 0
-    order by s.similarity desc, o.score desc, o.id desc
-    limit ${options.limit}`;
-  const terms = rows[0]?.terms ?? [];
-  return { terms, rows: rows.map(({ terms: _, ...row }) => row) };
+  terms: Term[],
+  options: { source?: number; limit: number },
+): Promise<Scored[]> {
+  const ids = await candidateIds(sql, terms, options.source);
+  const near = await scoreCandidates(sql, terms, ids, options.limit);
+  if (near.length === 0) return [];
+  const rows = await sql<(Omit<Scored, "similarity">)[]>`
+    select ${listColumns(sql)}, o.competitors, o.theme_id from opportunities o
+    where o.id in (select jsonb_array_elements_text(${
+    JSON.stringify(near.map((n) => n.id))
+  }::text::jsonb)::int)`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return near.filter((n) => byId.has(n.id)).map((n) => ({
+    ...byId.get(n.id)!,
+    similarity: n.similarity,
+  }));
 }
 
 /** The opportunities nearest to opportunity `id` (404 when there is none), paged. */
@@ -99,11 +57,8 @@ export async function findSimilar(
   if (!isRowId(id)) throw new NotFoundError(`Cannot find opportunity ${id}`);
   const [found] = await sql<{ id: number }[]>`select id from opportunities where id = ${id}`;
   if (!found) throw new NotFoundError(`Cannot find opportunity ${id}`);
-  const vector = sql`(
-    select to_tsvector('oi_search'::regconfig, o.title || ' ' || o.description || ' ' ||
-      array_to_string(o.key_features, ' ') || ' ' || o.target_audience || ' ' || t.name)
-    from opportunities o join themes t on t.id = o.theme_id where o.id = ${id})`;
-  const { rows } = await nearest(sql, vector, { source: id, minDocs: 2, limit: SIMILAR_MAX });
+  const terms = await opportunityTerms(sql, id);
+  const rows = await nearest(sql, terms, { source: id, limit: SIMILAR_MAX });
   const start = (query.page - 1) * query.page_size;
   return {
     items: rows.slice(start, start + query.page_size).map((row) => ({
@@ -122,8 +77,8 @@ export async function matchIdea(
   query: IdeaQuery,
   ctx: QueryContext,
 ): Promise<IdeaMatch> {
-  const vector = sql`to_tsvector('oi_search'::regconfig, ${query.text})`;
-  const { terms, rows } = await nearest(sql, vector, { minDocs: 1, limit: SIMILAR_MAX });
+  const terms = await textTerms(sql, query.text);
+  const rows = await nearest(sql, terms, { limit: SIMILAR_MAX });
   // A theme is as near as its nearest opportunity (ties: more of its opportunities near).
   const byTheme = new Map<number, { similarity: number; count: number }>();
   for (const row of rows) {
@@ -140,7 +95,11 @@ export async function matchIdea(
   }::text::jsonb)::int)`;
   const themes = new Map(themeRows.map((row) => [row.id, row]));
   return {
-    terms,
+    terms: terms.filter((t) => t.df > 0).sort((a, b) =>
+      b.weight - a.weight || (a.term < b.term ? -1 : 1)
+    )
+      .slice(0, TERMS).map((t) => t.term),
+    unmatched_terms: terms.filter((t) => t.df === 0).map((t) => t.word),
     themes: themeIds.filter((id) => themes.has(id)).map((id) => ({
       ...toTheme(themes.get(id)!),
       similarity: byTheme.get(id)!.similarity,

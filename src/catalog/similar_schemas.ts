@@ -6,8 +6,8 @@ import * as z from "zod";
 import { cleanText, OpportunityListItemSchema, ThemeSchema } from "./schemas.ts";
 
 const Similarity = z.number().min(0).max(1).describe(
-  "How near, from 0 (nothing shared) to 1 (every significant word shared): the rarity-weighted " +
-    "share of the significant words matched",
+  "How near, 0 to 1: 1.0 the same idea; below 0.5 it does not address it (rarer words weigh " +
+    "more, words nothing holds count against; see docs/rest.md, the similarity scale)",
 );
 
 export const SimilarQuerySchema = z.object({
@@ -49,6 +49,10 @@ export type IdeaQuery = z.infer<typeof IdeaQuerySchema>;
 export const IdeaMatchSchema = z.object({
   terms: z.array(z.string()).describe(
     "The significant words of the idea that were matched (English stems), rarest first",
+  ),
+  unmatched_terms: z.array(z.string()).describe(
+    'The idea\'s significant words that no opportunity holds, as written (e.g. "dentists"): ' +
+      "say the catalogue has nothing on them, or rephrase",
   ),
   themes: z.array(ThemeSchema.extend({ similarity: Similarity })).describe(
     "Nearest themes with their trend, by the best similarity of their opportunities",

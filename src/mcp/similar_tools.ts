@@ -17,10 +17,10 @@ export const SIMILAR_TOOLS = [
   {
     name: "find_similar_opportunities",
     title: "Similar opportunities",
-    description: 'Answers "what else is like this?": the opportunities nearest to one by ' +
-      "what they share (rare words of title, description, features and audience; its theme), " +
-      "nearest first with a similarity from 0 to 1; at most 100, in pages, items as " +
-      `query_opportunities lists them. ${PRO}; 1 call when found, nothing when the id is ` +
+    description: 'Answers "what else is like this?": the opportunities nearest to one by the ' +
+      "rare words of their titles and descriptions, nearest first, each with a similarity from 0 " +
+      "to 1 (1.0 the same idea, below 0.5 not about the same thing); at most 100, in pages, items " +
+      `as query_opportunities lists them. ${PRO}; 1 call when found, nothing when the id is ` +
       "unknown.",
     tier: "pro",
     inputSchema: SimilarQuerySchema,
@@ -33,7 +33,9 @@ export const SIMILAR_TOOLS = [
     title: "Match an idea",
     description: 'Answers "here is my idea, what is near it?": up to `limit` nearest themes ' +
       "(as list_trending_themes lists them) and opportunities (as query_opportunities, with " +
-      "competitors), each with a similarity from 0 to 1, and the words matched. " +
+      "competitors), each with a similarity from 0 to 1 (1.0 the same idea), the words matched " +
+      "and unmatched_terms (the idea's words nothing in the catalogue holds). Below 0.5 nothing " +
+      'addresses the idea: say so ("nothing on dentists") or ask again in other words. ' +
       `${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: IdeaQuerySchema,
