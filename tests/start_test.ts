@@ -45,9 +45,18 @@ Deno.test("deno.lock names no package that only tests, benchmarks or drills use"
 });
 
 Deno.test("deno.lock holds every package the served modules import", async () => {
-  // Frozen: fails instead of adding to the lock when a served import is missing from it.
+  // Frozen: fails instead of adding to the lock when a served import is missing from it. Without
+  // a node_modules folder: with it, Deno would rewrite the shared folder to the serving packages
+  // alone and pull the test tools from under the tests running beside this one.
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["cache", "--frozen", "main.ts", "serve.ts", "src/cli/admin.ts"],
+    args: [
+      "cache",
+      "--frozen",
+      "--node-modules-dir=none",
+      "main.ts",
+      "serve.ts",
+      "src/cli/admin.ts",
+    ],
     cwd: ROOT.pathname,
     env: { NO_COLOR: "1" },
     stdout: "piped",
