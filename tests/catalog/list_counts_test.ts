@@ -11,36 +11,7 @@ import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Values {
-  platforms: string[];
-  channels: string[];
-  categories: string[];
-}
-
-async function valuesOf(sql: Sql): Promise<Values> {
-  const platforms = await sql<{ v: string }[]>`select distinct platform as v from opportunities`;
-  const channels = await sql<{ v: string }[]>`select distinct channel_name as v from opportunities`;
-  const categories = await sql<{ v: string }[]>`select slug as v from categories`;
-  return {
-    // Case variants too: the platform filter ignores case.
-    platforms: [...platforms.map((r) => r.v), ...platforms.map((r) => r.v.toUpperCase()), "none"],
-    channels: [...channels.map((r) => r.v), "none"],
-    categories: [...categories.map((r) => r.v), "none"],
-  };
-}
+import { random, type Values, valuesOf } from "../helpers/sweep_values.ts";
 
 function randomFilter(next: () => number, values: Values): CountFilter {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];

@@ -14,35 +14,7 @@ import {
 import type { Sql } from "../../src/db/open.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
-
-/** mulberry32: small, deterministic. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Values {
-  platforms: string[];
-  channels: string[];
-  categories: string[];
-}
-
-async function valuesOf(sql: Sql): Promise<Values> {
-  const platforms = await sql<{ v: string }[]>`select distinct platform as v from opportunities`;
-  const channels = await sql<{ v: string }[]>`select distinct channel_name as v from opportunities`;
-  const categories = await sql<{ v: string }[]>`select slug as v from categories`;
-  return {
-    platforms: [...platforms.map((r) => r.v), ...platforms.map((r) => r.v.toUpperCase()), "none"],
-    channels: [...channels.map((r) => r.v), "none"],
-    categories: [...categories.map((r) => r.v), "none"],
-  };
-}
+import { random, type Values, valuesOf } from "../helpers/sweep_values.ts";
 
 /** The ids of the whole list and its total, by a plain count(*) and order by. */
 async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {

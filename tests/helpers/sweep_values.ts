@@ -1,0 +1,37 @@
+/**
+ * What the randomised list sweeps draw from: a small deterministic generator (mulberry32), so that
+ * a failure can be replayed from its seed, and the filter values the database holds (with case
+ * variants of platforms, since the platform filter ignores case, and a value that matches nothing).
+ */
+import type { Sql } from "../../src/db/open.ts";
+
+/** mulberry32: numbers in [0, 1) from `seed`, the same every run. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The filter values a sweep picks from. */
+export interface Values {
+  platforms: string[];
+  channels: string[];
+  categories: string[];
+}
+
+/** The platforms, channels and categories of the database, each with "none" beside them. */
+export async function valuesOf(sql: Sql): Promise<Values> {
+  const platforms = await sql<{ v: string }[]>`select distinct platform as v from opportunities`;
+  const channels = await sql<{ v: string }[]>`select distinct channel_name as v from opportunities`;
+  const categories = await sql<{ v: string }[]>`select slug as v from categories`;
+  return {
+    platforms: [...platforms.map((r) => r.v), ...platforms.map((r) => r.v.toUpperCase()), "none"],
+    channels: [...channels.map((r) => r.v), "none"],
+    categories: [...categories.map((r) => r.v), "none"],
+  };
+}
