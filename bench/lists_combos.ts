@@ -13,18 +13,7 @@
  */
 import postgres from "postgres";
 import { type WrkResult, wrkRun } from "./wrk.ts";
-
-/** mulberry32, so that every run draws the same strings. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as random } from "../src/ingest/demo_random.ts";
 
 /** The values the strings draw from, as the database has them. */
 export async function comboValues(

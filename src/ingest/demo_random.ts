@@ -3,8 +3,8 @@
  * seed, so that every part of the demo data is a pure function of the seed and its position.
  */
 
-/** mulberry32: a small, fast, well-distributed 32-bit generator. */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a small, fast, well-distributed 32-bit generator (numbers in [0, 1)). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -4,18 +4,10 @@
  * variants of platforms, since the platform filter ignores case, and a value that matches nothing).
  */
 import type { Sql } from "../../src/db/open.ts";
+import { mulberry32 } from "../../src/ingest/demo_random.ts";
 
-/** mulberry32: numbers in [0, 1) from `seed`, the same every run. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: numbers in [0, 1) from `seed`, the same every run (the demo data's). */
+export const random = mulberry32;
 
 /** The filter values a sweep picks from. */
 export interface Values {
