@@ -16,26 +16,9 @@ import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 import { random, type Values, valuesOf } from "../helpers/sweep_values.ts";
 
-/** The ids of the whole list and its total, by a plain count(*) and order by. */
-async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
-  const rows = await sql<{ id: number }[]>`
-    select id from opportunities o
-    where (${!q.online_only} or o.is_online_deliverable)
-      and (${q.platform ?? null}::text is null or lower(o.platform) = lower(${q.platform ?? null}))
-      and (${q.channel ?? null}::text is null or o.channel_name = ${q.channel ?? null})
-      and o.score >= ${q.min_score}
-      and (${q.recommendation ?? null}::text is null or o.recommendation = ${
-    q.recommendation ?? null
-  })
-      and (${q.category ?? null}::text is null or o.theme_id in (
-        select t.id from themes t join categories c on c.id = t.category_id
-        where c.slug = ${q.category ?? null}))
-    order by ${
-    q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
-      o.created_at desc, o.id desc`
-  }`;
-  const [{ n }] = await sql<{ n: number }[]>`
-    select count(*)::int as n from opportunities o
+/** The plain `where` of a list's filters, written apart from the service's own. */
+function plainWhere(sql: Sql, q: OpportunityQuery) {
+  return sql`
     where (${!q.online_only} or o.is_online_deliverable)
       and (${q.platform ?? null}::text is null or lower(o.platform) = lower(${q.platform ?? null}))
       and (${q.channel ?? null}::text is null or o.channel_name = ${q.channel ?? null})
@@ -46,6 +29,18 @@ async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
       and (${q.category ?? null}::text is null or o.theme_id in (
         select t.id from themes t join categories c on c.id = t.category_id
         where c.slug = ${q.category ?? null}))`;
+}
+
+/** The ids of the whole list and its total, by a plain count(*) and order by. */
+async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
+  const rows = await sql<{ id: number }[]>`
+    select id from opportunities o ${plainWhere(sql, q)}
+    order by ${
+    q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
+      o.created_at desc, o.id desc`
+  }`;
+  const [{ n }] = await sql<{ n: number }[]>`
+    select count(*)::int as n from opportunities o ${plainWhere(sql, q)}`;
   assert.equal(n, rows.length);
   return rows.map((r) => r.id);
 }
