@@ -215,7 +215,7 @@ export type Suggestion = z.infer<typeof SuggestionSchema>;
 
 /** How well an answer to `q` addresses it (docs/rest.md, the similarity scale). */
 export const AnswerQualitySchema = z.object({
-  confidence: z.number().min(0).max(1).nullable().describe(
+  confidence: z.number().nullable().describe(
     "How well the answer addresses q, 0-1: below 0.5 it does not (say so, rephrase or use a " +
       "suggestion); null without q or when q has only framing words",
   ),
@@ -229,7 +229,7 @@ export const AnswerQualitySchema = z.object({
 
 export const OpportunityListSchema = listOf(
   OpportunityListItemSchema.extend({
-    relevance: z.number().min(0).max(1).optional().describe(
+    relevance: z.number().optional().describe(
       "With q only: the share of q's weight the item holds (rare words weigh more, title above " +
         "description), 0-1",
     ),
