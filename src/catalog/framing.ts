@@ -50,10 +50,12 @@ const PATTERN = new RegExp(
 );
 
 /**
- * `q` without its framing words (outside quotes, not after a dash), white space tidied; the
- * same text when it has none. Empty when it had nothing else.
+ * `q` without its framing words (outside quotes, not after a dash), white space tidied; `q`
+ * itself when it has none. Empty when it had nothing else.
  */
 export function withoutFraming(q: string): string {
+  PATTERN.lastIndex = 0;
+  if (!PATTERN.test(q)) return q;
   const parts = q.split('"');
   // Even parts are outside quotes; an unclosed quote runs to the end, as searchUnits reads it.
   const kept = parts.map((part, i) => {
@@ -63,5 +65,5 @@ export function withoutFraming(q: string): string {
     for (let n = 0; n < 2; n++) text = text.replace(PATTERN, (_m, before) => `${before} `);
     return text;
   });
-  return kept.join('"').replace(/\s+/g, " ").replace(/(^|\s)-\s*(?=\s|$)/g, " ").trim();
+  return kept.join('"').replace(/\s+/g, " ").trim();
 }

@@ -257,7 +257,11 @@ async function answerSubject(
     : undefined;
   const all = await memo(
     `count:${filterKey}`,
-    () => countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
+    // Framing words only: the filters' count, from the summary counts as without q.
+    () =>
+      framed
+        ? countOpportunities(sql, { ...query, q: undefined })
+        : countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
   );
   const scoreOrder = {
     ...query,
