@@ -243,6 +243,8 @@ async function answerSubject(
   // subject, so every row of the filters, in score order (a q of stop words alone still
   // matches its words).
   const framed = plain && !named && units.length === 0 && exclusions.length === 0;
+  const byName = named && units.length === 0 && exclusions.length === 0 &&
+    (!query.category || query.category === named.slug && named.kind === "category");
   // The words every row of an `all` answer holds: the significant ones, less the common ones
   // when some are rare (see COMMON_SHARE); then the whole subject in web-search syntax.
   const required = units.filter((u) => !isCommon(u));
@@ -257,10 +259,12 @@ async function answerSubject(
     : undefined;
   const all = await memo(
     `count:${filterKey}`,
-    // Framing words only: the filters' count, from the summary counts as without q.
+    // Framing words only, or a category or theme named alone: from the summary counts.
     () =>
       framed
         ? countOpportunities(sql, { ...query, q: undefined })
+        : byName
+        ? countOpportunities(sql, { ...query, q: undefined, [named!.kind]: named!.slug })
         : countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
   );
   const scoreOrder = {

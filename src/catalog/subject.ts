@@ -67,7 +67,8 @@ async function findNamed(sql: Sql, text: string): Promise<Named | undefined> {
       where numnode(phraseto_tsquery('oi_search'::regconfig, n.phrase)) > 0
         and v.v @@ phraseto_tsquery('oi_search'::regconfig, n.phrase)
     )
-    select kind, slug, name, theme_ids as "themeIds", phrase from found
+    -- As JSON: an int[] comes back as its text when the connection has not loaded array types.
+    select kind, slug, name, to_json(theme_ids) as "themeIds", phrase from found
     order by size desc, kind = 'theme' desc, slug limit 1`;
   return row;
 }
