@@ -232,12 +232,15 @@ async function answerSubject(
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
   // Within the named category or theme; a question of framing words only: every row.
+  // A theme by equality, so that its sort index (theme_id, score) serves the page.
   const within = (tx: Sql) =>
-    named
-      ? tx`and o.theme_id in (select jsonb_array_elements_text(${
+    !named
+      ? tx``
+      : named.themeIds.length === 1
+      ? tx`and o.theme_id = ${named.themeIds[0]}`
+      : tx`and o.theme_id in (select jsonb_array_elements_text(${
         JSON.stringify(named.themeIds)
-      }::text::jsonb)::int)`
-      : tx``;
+      }::text::jsonb)::int)`;
   const plain = named !== undefined || text !== searchText(query.q);
   // Framing words and stop words only ("low effort ideas with high willingness to pay"): no
   // subject, so every row of the filters, in score order (a q of stop words alone still
@@ -285,14 +288,16 @@ async function answerSubject(
   if (all > 0) {
     const ranked = () =>
       memo(`ranked:${filterKey}`, async () => {
-        const rows = (await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch))
+        // Without words to look up in the search index, PostgreSQL's own plan (a sort index).
+        const plan = framed || byName ? "planner" : pagePlan(scoreOrder, all);
+        const rows = (await findPage(sql, scoreOrder, plan, force, allMatch))
           .slice(0, candidates);
         const scores = await scoreRows(sql, rows.map((r) => r.id), units);
         const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
         return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
       });
     if (sort !== "relevance") {
-      const rows = await pageRows(sql, query, all, force, allMatch);
+      const rows = await pageRows(sql, query, all, force && !framed && !byName, allMatch);
       const page = rows.slice(0, query.page_size);
       return {
         rows: page,
