@@ -123,9 +123,16 @@ dbTest("framing words do not drive the answer; a named category comes first", as
   });
 
   await t.step("a category named with other words: its rows that hold them", async () => {
-    const list = await ask({ q: "e-commerce returns" });
+    // Spreadsheets are in four categories' titles; no title says "e-commerce".
+    const list = await ask({ q: "e-commerce without a spreadsheet" });
     assert.ok(list.items.length > 0);
-    for (const item of list.items) assert.equal(categoryOf(item.id), "ecommerce", item.title);
+    for (const item of list.items) {
+      assert.equal(categoryOf(item.id), "ecommerce", item.title);
+      assert.match(item.title, /spreadsheet/i);
+    }
+    assert.ok(list.confidence! >= 0.5);
+    const all = await ask({ q: "without a spreadsheet", page_size: 100 });
+    assert.ok(all.items.some((i) => categoryOf(i.id) !== "ecommerce"), "others have them too");
   });
 
   await t.step("framing words alone: the list as without q, not rows holding them", async () => {
