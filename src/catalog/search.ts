@@ -2,6 +2,8 @@
  * A `q` read as a question: best match and relevance on top of the keyword match of
  * opportunities.ts (stems, stop words and prefixes are in sql/0013_search_english.sql).
  *
+ * - Subject: `q` less its framing words, within the category or theme it names (subject.ts);
+ *   how well the answer addresses it: judge.ts.
  * - Units: `q` split as an agent writes it: each plain word, "quoted phrase" or `a OR b` group is
  *   one unit; `-word` and `-"phrase"` are exclusions. A unit of stop words only counts for
  *   nothing.
