@@ -261,8 +261,8 @@ Deno.test({
           });
           try {
             await waitFor("the lock on the standby", async () => {
-            // A commit elsewhere flushes the WAL that holds the lock, so that it is sent.
-            await pair.primary`select txid_current()`;
+              // A commit elsewhere flushes the WAL that holds the lock, so that it is sent.
+              await pair.primary`select txid_current()`;
               const [row] = await pair.standby<{ n: number }[]>`
               select count(*)::int as n from pg_locks
               where relation = 'opportunities'::regclass and mode = 'AccessExclusiveLock'`;
