@@ -169,32 +169,21 @@ export function createReadRouter(options: RouterOptions): ReadRouter {
     replica.lagging = lagging;
   }
 
-  /** Reads the replica's data version and lag; `withBytes` also asks the primary's WAL position. */
-  function refresh(replica: Replica, withBytes: boolean): Promise<void> {
+  /**
+   * Reads the replica's data version; `withLag` also its lag (and the primary's WAL position),
+   * which a provider may not let a role see: then the lag is unknown, not a fault.
+   */
+  function refresh(replica: Replica, withLag: boolean): Promise<void> {
     replica.checking ??= (async () => {
+      const deadline = readDeadlineMs || 5_000;
       try {
-        const lsn = withBytes ? await primaryLsn() : null;
         const [row] = await withDeadline(
-          replica.sql<
-            { version: number; lag_s: number | null; bytes: number | null; paused: boolean }[]
-          >`
-            select (select version::float8 from data_version) as version,
-              case when not pg_is_in_recovery() then 0
-                when pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() then 0
-                else extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())
-              end::float8 as lag_s,
-              case when ${lsn}::pg_lsn is not null
-                then greatest(pg_wal_lsn_diff(${lsn}::pg_lsn, pg_last_wal_replay_lsn()), 0)::float8
-              end as bytes,
-              case when pg_is_in_recovery() then pg_is_wal_replay_paused() else false end as paused`,
-          readDeadlineMs || 5_000,
+          replica.sql<{ version: number }[]>`select version::float8 as version from data_version`,
+          deadline,
         );
         replica.version = Math.max(replica.version, row.version);
-        replica.lagS = row.lag_s === null ? null : Math.max(row.lag_s, 0);
-        if (lsn !== null) replica.lagBytes = row.bytes;
-        replica.paused = row.paused;
+        if (withLag) await readLag(replica, deadline);
         replica.checkedAt = Date.now();
-        noteLag(replica);
         if (replica.down) {
           log({ level: "info", event: "replica_restored", replica: replica.name });
           replica.down = false;
@@ -207,6 +196,37 @@ export function createReadRouter(options: RouterOptions): ReadRouter {
       }
     })();
     return replica.checking;
+  }
+
+  async function readLag(replica: Replica, deadline: number): Promise<void> {
+    const lsn = await primaryLsn();
+    try {
+      const [row] = await withDeadline(
+        replica.sql<{ lag_s: number | null; bytes: number | null; paused: boolean }[]>`
+          select
+            case when not pg_is_in_recovery() then 0
+              when pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() then 0
+              else extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())
+            end::float8 as lag_s,
+            case when ${lsn}::pg_lsn is not null
+              then greatest(pg_wal_lsn_diff(${lsn}::pg_lsn, pg_last_wal_replay_lsn()), 0)::float8
+            end as bytes,
+            case when pg_is_in_recovery() then pg_is_wal_replay_paused() else false end as paused`,
+        deadline,
+      );
+      replica.lagS = row.lag_s === null ? null : Math.max(row.lag_s, 0);
+      replica.lagBytes = row.bytes;
+      replica.paused = row.paused;
+    } catch (error) {
+      if (
+        !(error instanceof Error && "code" in error && typeof error.code === "string" &&
+          /^(42|0A)/.test(error.code))
+      ) throw error;
+      // Not allowed or not supported here (a permission, an engine of the provider's own).
+      replica.lagS = null;
+      replica.lagBytes = null;
+    }
+    noteLag(replica);
   }
 
   async function primaryLsn(): Promise<string | null> {

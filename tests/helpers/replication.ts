@@ -32,6 +32,8 @@ export interface ReplicaPair {
   readonly standby: Sql;
   /** What each server logged from `mark` (a length of its log) on; the length now. */
   log(server: "primary" | "standby", from?: number): Promise<{ text: string; end: number }>;
+  /** The data folder of each server (its postmaster.pid names its main process). */
+  dataDir(server: "primary" | "standby"): string;
   /** Stops the standby (fast shutdown: its connections are cut) or starts it again. */
   stopStandby(): Promise<void>;
   startStandby(): Promise<void>;
@@ -168,6 +170,7 @@ export async function startReplicaPair(settings: string[] = []): Promise<Replica
       get standby() {
         return standby;
       },
+      dataDir: (server) => server === "primary" ? primaryDir : standbyDir,
       async log(server, from = 0) {
         const bytes = await Deno.readFile(logs[server]);
         return { text: new TextDecoder().decode(bytes.subarray(from)), end: bytes.length };
