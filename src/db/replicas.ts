@@ -14,8 +14,11 @@
  *   bound is skipped until it catches up. The quota's statement is never here: it runs on the
  *   primary before the read, so a replica's failure cannot undo a charge.
  */
-import type { Sql } from "./open.ts";
+import type postgres from "postgres";
 import { ApiError } from "../platform/errors.ts";
+
+// postgres.Sql, as open.ts names it (open.ts imports this file).
+type Sql = postgres.Sql;
 
 /** How a replica stands, as /healthz and /metrics show it (no host: /healthz is public). */
 export interface ReplicaStatus {

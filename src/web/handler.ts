@@ -48,7 +48,7 @@ export interface WebDeps {
   sql: Sql;
   /**
    * Where the public pages' catalogue reads run (src/db/replicas.ts: a replica that has replayed
-   * the primary's data version, or `sql`); without it, on `sql`.
+   * the primary's data version, or the primary itself); without it, on the primary.
    */
   reads?: ReadRouter;
   context: QueryContext;

@@ -152,7 +152,7 @@ export function createSitemap(
       "</urlset>\n",
     );
 
-  // `sql`: where this request's reads run (a replica, src/db/replicas.ts), deps.sql by default.
+  // The third argument: where this request's reads run (a replica, src/db/replicas.ts).
   return async function sitemap(request: Request, path: string, sql = deps.sql) {
     if (path === "/robots.txt") {
       return new Response(robotsTxt(base), {
