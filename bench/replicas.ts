@@ -54,6 +54,28 @@ const IMPORT_ROWS = Number(option("import-rows", "10000"));
 const LAG_SECONDS = Number(option("lag-seconds", "60"));
 const CURSOR_SECRET = "bench-replicas-cursor-secret-0123456789abcdef";
 const TICKS = 100;
+const METRICS_TOKEN = "bench-replicas-metrics";
+
+/** Catalogue reads the instances' replicas and primary answered, from their /metrics. */
+async function readsOf(bases: string[]) {
+  const out = { replica: 0, none_ready: 0, failed: 0, faults: 0 };
+  for (const base of bases) {
+    const text = await (await fetch(`${base}/metrics`, {
+      headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+    })).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    out.replica += value(/^oppintel_db_replica_reads_total\{replica="1"\} (\d+)/m);
+    out.faults += value(/^oppintel_db_replica_faults_total\{replica="1"\} (\d+)/m);
+    out.none_ready += value(/reason="none_ready"\} (\d+)/m);
+    out.failed += value(/reason="failed"\} (\d+)/m);
+  }
+  return out;
+}
+
+function readsText(r: Awaited<ReturnType<typeof readsOf>>): string {
+  return `${r.replica} on the standby, ${r.none_ready} on the primary (standby behind), ` +
+    `${r.failed} redone on the primary (failed), ${r.faults} faults`;
+}
 
 /** CPU seconds used by a cluster: its postmaster, the children it reaped, and the live ones. */
 async function clusterCpu(dataDir: string): Promise<number> {
@@ -78,6 +100,7 @@ const pair = await startReplicaPair([
   "max_connections = 200",
 ]);
 const report: string[] = [];
+const readNotes: string[] = [];
 const instances: Proc[] = [];
 
 async function startInstances(replica: boolean): Promise<string[]> {
@@ -92,6 +115,7 @@ async function startInstances(replica: boolean): Promise<string[]> {
         PORT: String(port),
         SEED_DEMO: "off",
         CURSOR_SECRET,
+        METRICS_TOKEN,
       },
     });
     instances.push(proc);
@@ -174,6 +198,7 @@ try {
         await clusterCpu(pair.dataDir("standby")),
       ];
       await keeper.stopLoop();
+      if (replica) readNotes.push(`round ${round}: ${readsText(await readsOf(bases))}`);
       await stopInstances();
       const r = sum(results);
       const per = (i: number) => ((cpu1[i] - cpu0[i]) / r.requests * 1000).toFixed(2);
@@ -201,14 +226,23 @@ try {
     })
   ));
   let running = true;
-  const samples: { t: number; bytes: number; versionBehind: boolean }[] = [];
+  const samples: {
+    t: number;
+    bytes: number;
+    versionBehind: boolean;
+    replayLag: number | null;
+  }[] = [];
   const t0 = performance.now();
   const sampler = (async () => {
     while (running) {
       try {
-        const [p] = await pair.primary<{ lsn: string; version: number }[]>`
+        const [p] = await pair.primary<
+          { lsn: string; version: number; replay_lag: number | null }[]
+        >`
           select pg_current_wal_lsn()::text as lsn,
-            (select version::float8 from data_version) as version`;
+            (select version::float8 from data_version) as version,
+            (select extract(epoch from replay_lag)::float8 from pg_stat_replication limit 1)
+              as replay_lag`;
         const [s] = await pair.standby<{ bytes: number; version: number }[]>`
           select greatest(pg_wal_lsn_diff(${p.lsn}::pg_lsn, pg_last_wal_replay_lsn()), 0)::float8
             as bytes, (select version::float8 from data_version) as version`;
@@ -216,6 +250,7 @@ try {
           t: performance.now() - t0,
           bytes: s.bytes,
           versionBehind: s.version < p.version,
+          replayLag: p.replay_lag,
         });
       } catch {
         // A sample lost under load.
@@ -258,11 +293,13 @@ try {
   const results = await wrk;
   running = false;
   await Promise.all([sampler, ...callers]);
+  const lagReads = await readsOf(bases);
   await keeper.stopLoop();
   await keeper.close();
   await stopInstances();
   const during = samples.filter((s) => s.t >= importStart);
   const maxBytes = Math.max(0, ...during.map((s) => s.bytes));
+  const maxReplayLag = Math.max(0, ...during.map((s) => s.replayLag ?? 0));
   const behind = during.filter((s) => s.t >= committed && s.versionBehind);
   const caughtUpAt = during.find((s) => s.t >= committed && !s.versionBehind)?.t;
   const r = sum(results);
@@ -276,7 +313,9 @@ try {
       `load meanwhile ${r.rps.toFixed(0)} req/s, statuses ` +
       `${Object.entries(r.statuses).map(([c, n]) => `${c}: ${n}`).join(", ")}, errors ${r.errors}`,
     `- the standby's replay was at most ${(maxBytes / 1024 / 1024).toFixed(1)} MB of WAL behind ` +
-      `during the import (samples every 50 ms: ${during.length})`,
+      `during the import (samples every 50 ms: ${during.length}); pg_stat_replication's ` +
+      `replay_lag at most ${(maxReplayLag * 1000).toFixed(0)} ms`,
+    `- catalogue reads of the two instances in this run: ${readsText(lagReads)}`,
     `- after the commit the standby showed the new data version ` +
       (caughtUpAt === undefined
         ? "never within the run"
@@ -287,7 +326,15 @@ try {
       `${s.regressions}, 5xx or no answer: ${s.fiveXx}`
     ),
   );
-  console.log(report.join("\n"));
+  console.log(
+    [
+      ...report,
+      "",
+      "## Where the standby runs' catalogue reads went",
+      "",
+      ...readNotes.map((n) => `- ${n}`),
+    ].join("\n"),
+  );
 } finally {
   await stopAll();
   await pair.close();
