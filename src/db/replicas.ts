@@ -91,6 +91,8 @@ const REFRESH_MS = 1_000;
 /** A replica behind is checked again, awaited, at most this often. */
 const RECHECK_MS = 50;
 const MAX_BACKOFF_MS = 30_000;
+/** How long /healthz and /metrics wait for the replicas' checks. */
+const CHECK_WAIT_MS = 1_000;
 
 /** The name of a replica in log lines: host, port and database, never the password. */
 export function replicaName(url: string): string {
@@ -297,9 +299,16 @@ export function createReadRouter(options: RouterOptions): ReadRouter {
     async check() {
       newest = Math.max(newest, await primaryVersion().catch(() => -1));
       const now = Date.now();
-      await Promise.all(
-        replicas.map((r) => !r.down || now >= r.retryAt ? refresh(r, true) : undefined),
-      );
+      // A replica that does not answer must not hold /healthz past a load balancer's time-out:
+      // after CHECK_WAIT_MS its last known state is shown (the check goes on in the background).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(
+          replicas.map((r) => !r.down || now >= r.retryAt ? refresh(r, true) : undefined),
+        ),
+        new Promise((resolve) => timer = setTimeout(resolve, CHECK_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
       return replicas.map((r) => ({
         replica: r.index,
         state: r.down

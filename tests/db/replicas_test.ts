@@ -128,6 +128,23 @@ Deno.test({
         assert.ok(await logged(pair, "primary", from.primary) >= 1);
       });
 
+      await t.step("the public pages and the sitemap read on the standby", async () => {
+        const from = await marks(pair);
+        for (const path of ["/opportunities?min_score=9", "/sitemap.xml", "/blog"]) {
+          const response = await app.get(path);
+          assert.equal(response.status, 200, path);
+          await response.text();
+        }
+        const standby = (await pair.log("standby", from.standby)).text;
+        const primary = (await pair.log("primary", from.primary)).text;
+        for (const marker of [LIST_COUNT, "'/opportunities/' || id", "from blog_posts"]) {
+          assert.ok(standby.includes(marker), `the standby ran ${marker}`);
+          assert.ok(!primary.includes(marker), `the primary did not run ${marker}`);
+        }
+        // The primary was asked only for its data version.
+        assert.match(primary, /from data_version/);
+      });
+
       await t.step("/healthz and /metrics show the standby's state and lag", async () => {
         const health = await app.get("/healthz");
         assert.equal(health.status, 200);
