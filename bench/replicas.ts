@@ -7,8 +7,9 @@
  * turns. For each: throughput, and the CPU seconds of each server's processes per request
  * (/proc: the postmaster with its ended children, and its live children).
  *
- * Then the lag: under the same load on the replica setup, N_IMPORT new opportunities are imported
- * on the primary in one transaction; the standby's replay position and data version are sampled
+ * Then the lag: under the same load on the replica setup (from 5 s before the import to 5 s after
+ * its commit), N_IMPORT new opportunities are imported on the primary in one transaction; the
+ * standby's replay position and data version are sampled
  * every 50 ms, and a caller on each instance asks for the list's total again and again: an older
  * total after a newer one, or any 5xx, is counted.
  *
@@ -35,9 +36,8 @@ Flags:
   --opportunities N   Demo opportunities seeded (default 100000)
   --seconds S         Seconds of each load run (default 30)
   --connections N     wrk connections over both instances (default 50)
-  --rounds N          Rounds of the two setups, in turns (default 2)
+  --rounds N          Rounds of the two setups, in turns (default 2; 0: the lag part only)
   --import-rows N     Opportunities of the import under load (default 10000)
-  --lag-seconds S     Seconds of the load around the import, begun 5 s in (default 60)
 `);
 
 function option(name: string, fallback: string): string {
@@ -51,7 +51,6 @@ const SECONDS = Number(option("seconds", "30"));
 const CONNECTIONS = Number(option("connections", "50"));
 const ROUNDS = Number(option("rounds", "2"));
 const IMPORT_ROWS = Number(option("import-rows", "10000"));
-const LAG_SECONDS = Number(option("lag-seconds", "60"));
 const CURSOR_SECRET = "bench-replicas-cursor-secret-0123456789abcdef";
 const TICKS = 100;
 const METRICS_TOKEN = "bench-replicas-metrics";
@@ -215,16 +214,28 @@ try {
   const bases = await startInstances(true);
   await keeper.reset();
   keeper.startLoop();
-  const wrk = Promise.all(bases.map((base, i) =>
-    wrkRun({
-      base,
-      paths: paths.filter((_, k) => k % 2 === i).reverse(),
-      keys: keys.spread,
-      connections: Math.ceil(CONNECTIONS / 2),
-      seconds: LAG_SECONDS,
-      threads: 1,
-    })
-  ));
+  // The load runs in chunks of 10 s until 5 s after the import's commit, however long it takes.
+  let committed = Infinity;
+  const t0 = performance.now();
+  const wrk = (async () => {
+    const chunks: WrkResult[] = [];
+    for (let chunk = 0; performance.now() - t0 < committed + 5_000; chunk++) {
+      chunks.push(
+        ...await Promise.all(bases.map((base, i) =>
+          wrkRun({
+            // Fresh strings in each chunk: every request stays a cache miss.
+            paths: paths.filter((_, k) => k % 2 === i).slice(chunk * 8_000).concat(paths),
+            base,
+            keys: keys.spread,
+            connections: Math.ceil(CONNECTIONS / 2),
+            seconds: 10,
+            threads: 1,
+          })
+        )),
+      );
+    }
+    return chunks;
+  })();
   let running = true;
   const samples: {
     t: number;
@@ -232,7 +243,6 @@ try {
     versionBehind: boolean;
     replayLag: number | null;
   }[] = [];
-  const t0 = performance.now();
   const sampler = (async () => {
     while (running) {
       try {
@@ -288,9 +298,10 @@ try {
   const importStart = performance.now() - t0;
   const importer = postgres(pair.primaryUrl, { max: 2, onnotice: () => {} });
   await importLines(importer, lines);
-  const committed = performance.now() - t0;
+  committed = performance.now() - t0;
   await importer.end();
   const results = await wrk;
+  const loadSeconds = (performance.now() - t0) / 1000;
   running = false;
   await Promise.all([sampler, ...callers]);
   const lagReads = await readsOf(bases);
@@ -307,10 +318,10 @@ try {
     "",
     `## Lag under an import of ${IMPORT_ROWS} opportunities during load`,
     "",
-    `- load for ${LAG_SECONDS} s on the standby setup, the import begun at 5 s, committed at ` +
-      `${(committed / 1000).toFixed(1)} s`,
+    `- load on the standby setup from 0 s to ${loadSeconds.toFixed(0)} s, the import begun at ` +
+      `5 s, committed at ${(committed / 1000).toFixed(1)} s`,
     `- import (one transaction) took ${((committed - importStart) / 1000).toFixed(1)} s; ` +
-      `load meanwhile ${r.rps.toFixed(0)} req/s, statuses ` +
+      `load meanwhile ${(r.requests / loadSeconds).toFixed(0)} req/s, statuses ` +
       `${Object.entries(r.statuses).map(([c, n]) => `${c}: ${n}`).join(", ")}, errors ${r.errors}`,
     `- the standby's replay was at most ${(maxBytes / 1024 / 1024).toFixed(1)} MB of WAL behind ` +
       `during the import (samples every 50 ms: ${during.length}); pg_stat_replication's ` +
