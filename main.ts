@@ -87,14 +87,22 @@ export function buildHandler(
 } {
   if (config.cursorSecrets) useCursorSecrets(config.cursorSecrets);
   const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: db.kind === "postgres" };
+  // With DATABASE_READ_URL, catalogue reads go to a replica that has replayed the request's data
+  // version (src/db/replicas.ts); everything else, the quota first, stays on db.sql.
+  const reads = db.replicas;
   const content = createContent(db.sql, context, {
     onLookup: noteCacheLookup,
     searchConcurrency: config.db.searchConcurrency,
+    reads,
   });
   const metrics = createMetrics({
     content,
     connections: () => connectionsByState(db.sql),
     poolMax: config.db.poolMax,
+    replicas: reads && (async () => ({
+      replicas: await reads.check(),
+      primaryReads: reads.primaryReads(),
+    })),
   });
   const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom });
@@ -124,6 +132,7 @@ export function buildHandler(
     : undefined;
   const handler = createApp({
     sql: db.sql,
+    replicas: reads,
     content,
     watches,
     log: (entry) => {
@@ -135,6 +144,7 @@ export function buildHandler(
     publicBaseUrl: config.publicBaseUrl,
     web: createWebHandler({
       sql: db.sql,
+      reads,
       context,
       content,
       mailer,

@@ -4,6 +4,7 @@
  */
 import type { Content } from "./catalog/content.ts";
 import type { Sql } from "./db/open.ts";
+import type { ReadRouter } from "./db/replicas.ts";
 import { isDatabaseUp } from "./db/status.ts";
 import { createMcpEndpoint, mcpErrorResponse, type McpHandler } from "./mcp/endpoint.ts";
 import { MethodNotAllowedError, NotFoundError, toApiError } from "./platform/errors.ts";
@@ -26,6 +27,8 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
   sql: Sql;
+  /** The read replicas (DATABASE_READ_URL), whose state /healthz shows. */
+  replicas?: ReadRouter;
   /** The cached content operations (src/catalog/content.ts), shared by REST and MCP. */
   content: Content;
   /** Receives one structured entry per request; defaults to a JSON line on stdout. */
@@ -72,7 +75,7 @@ export function createApp(
     const path = url.pathname;
     if (path === "/healthz") {
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
-      return { response: await health(deps.sql), route: "/healthz" };
+      return { response: await health(deps.sql, deps.replicas), route: "/healthz" };
     }
     if (path === "/mcp" || path === "/mcp/") {
       if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
@@ -139,8 +142,16 @@ export function createApp(
   };
 }
 
-async function health(sql: Sql): Promise<Response> {
-  return await isDatabaseUp(sql)
-    ? json(200, { status: "ok" })
-    : json(503, { status: "unavailable", error: "service_unavailable" });
+/**
+ * 200 while the primary answers; with replicas, how each stands (a replica down or behind only
+ * sends its reads to the primary, so it never makes the service unhealthy).
+ */
+async function health(sql: Sql, replicas?: ReadRouter): Promise<Response> {
+  const [up, details] = await Promise.all([
+    isDatabaseUp(sql),
+    replicas ? replicas.check().then((list) => ({ replicas: list })) : {},
+  ]);
+  return up
+    ? json(200, { status: "ok", ...details })
+    : json(503, { status: "unavailable", error: "service_unavailable", ...details });
 }

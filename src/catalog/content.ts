@@ -5,6 +5,7 @@
  */
 import { type CacheStats, VersionedCache } from "./cache.ts";
 import type { Sql } from "../db/open.ts";
+import type { ReadRouter } from "../db/replicas.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
 import type { QueryContext } from "./common.ts";
 import { createGate } from "../platform/gate.ts";
@@ -96,8 +97,16 @@ export function createContent(
     onLookup?: (hit: boolean) => void;
     /** Keyword searches computed at once (see Config db.searchConcurrency); 0 or none: no limit. */
     searchConcurrency?: number;
+    /**
+     * Where each read that misses the cache runs (src/db/replicas.ts): a replica that has
+     * replayed the version asked, or `sql`. Without it every read runs on `sql`.
+     */
+    reads?: ReadRouter;
   } = {},
 ): Content {
+  const primary = sql;
+  const on = <T>(version: number, read: (sql: Sql) => Promise<T>): Promise<T> =>
+    options.reads ? options.reads.run(version, read) : read(primary);
   const searches = createGate(options.searchConcurrency ?? 0);
   // A list page weighs one per 20 items (about 12 KB), any other answer one: 10,000 units stay
   // near 120 MB at worst, as 2,000 pages of 100 items did when every entry counted one, while
@@ -117,7 +126,12 @@ export function createContent(
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
    * (exportPages) are read afresh, 1,000 rows each, and keep what they share in `memo`.
    */
-  async function listAnswer(
+  function listAnswer(version: number, query: ListQuery, memo?: Memo): Promise<OpportunityList> {
+    return on(version, (sql) => listAnswerOn(sql, version, query, memo));
+  }
+
+  async function listAnswerOn(
+    sql: Sql,
     version: number,
     query: ListQuery,
     memo?: Memo,
@@ -203,25 +217,50 @@ export function createContent(
         version,
         `opportunity:${id}`,
         fetched === undefined
-          ? () => getOpportunity(sql, id, context)
+          ? () => on(version, (sql) => getOpportunity(sql, id, context))
           : () => Promise.resolve().then(() => toDetail(fetched, id, context)),
       ),
     hasOpportunity: (id) => cache.maxEntries > 0 && cache.has(`opportunity:${id}`),
     listBlogPosts: (version, query) =>
-      cached(version, keyOf("blog", query), () => listBlogPosts(sql, query, context)),
+      cached(
+        version,
+        keyOf("blog", query),
+        () => on(version, (sql) => listBlogPosts(sql, query, context)),
+      ),
     getBlogPost: (version, slug) =>
-      cached(version, `blog_post:${slug}`, () => getBlogPost(sql, slug, context)),
-    getOverview: (version) => cached(version, "overview", () => getOverview(sql)),
-    listCategories: (version) => cached(version, "categories", () => listCategories(sql)),
+      cached(
+        version,
+        `blog_post:${slug}`,
+        () => on(version, (sql) => getBlogPost(sql, slug, context)),
+      ),
+    getOverview: (version) => cached(version, "overview", () => on(version, getOverview)),
+    listCategories: (version) => cached(version, "categories", () => on(version, listCategories)),
     listTrendingThemes: (version, query) =>
-      cached(version, keyOf("trending", query), () => listTrendingThemes(sql, query)),
-    getTheme: (version, id) => cached(version, `theme:${id}`, () => getTheme(sql, id, context)),
+      cached(
+        version,
+        keyOf("trending", query),
+        () => on(version, (sql) => listTrendingThemes(sql, query)),
+      ),
+    getTheme: (version, id) =>
+      cached(version, `theme:${id}`, () => on(version, (sql) => getTheme(sql, id, context))),
     findSimilar: (version, query) =>
-      cached(version, keyOf("similar", query), () => findSimilar(sql, query, context)),
+      cached(
+        version,
+        keyOf("similar", query),
+        () => on(version, (sql) => findSimilar(sql, query, context)),
+      ),
     matchIdea: (version, query) =>
-      cached(version, keyOf("idea", query), () => matchIdea(sql, query, context)),
+      cached(
+        version,
+        keyOf("idea", query),
+        () => on(version, (sql) => matchIdea(sql, query, context)),
+      ),
     getThemeHistory: (version, query) =>
-      cached(version, keyOf("theme_history", query), () => getThemeHistory(sql, query)),
+      cached(
+        version,
+        keyOf("theme_history", query),
+        () => on(version, (sql) => getThemeHistory(sql, query)),
+      ),
     stats: () => cache.stats(),
   };
 }

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import type { Config } from "../platform/config.ts";
 import type { EmbeddedServer } from "./embedded.ts";
+import { createReadRouter, type ReadRouter, replicaName } from "./replicas.ts";
 
 export type Sql = postgres.Sql;
 
@@ -13,6 +14,11 @@ export interface Database {
   readonly kind: "postgres" | "embedded";
   /** True when this process reached an embedded database owned by another process. */
   readonly shared: boolean;
+  /**
+   * Where catalogue reads run, with DATABASE_READ_URL (the serving pool only): a replica that
+   * has replayed the request's data version, or the primary. Undefined: all on `sql`.
+   */
+  readonly replicas?: ReadRouter;
   close(): Promise<void>;
 }
 
@@ -31,6 +37,8 @@ export interface OpenOptions {
    * DATA_DIR when there is one (the operator CLI), instead of refusing to start (the server).
    */
   joinRunning?: boolean;
+  /** Receives the replicas' log lines (skipped, restored); a JSON line on stderr by default. */
+  log?: (entry: Record<string, unknown>) => void;
 }
 
 const silent = () => {};
@@ -46,18 +54,42 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
       connection.synchronous_commit = "off";
       connection.statement_timeout = String(config.db.statementTimeoutMs);
     }
-    const sql = postgres(config.databaseUrl, {
-      max,
-      onnotice: silent,
-      connect_timeout: config.db.connectTimeoutS,
-      // A transaction-mode pooler cannot keep named prepared statements across transactions.
-      prepare: !pooled,
-      connection,
-      // postgres.js backs off up to 20 s between reconnects and queries wait for it: cap it,
-      // so that while the database is away requests answer 503 fast and recover at once.
-      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+    const open = (url: string) =>
+      postgres(url, {
+        max,
+        onnotice: silent,
+        connect_timeout: config.db.connectTimeoutS,
+        // A transaction-mode pooler cannot keep named prepared statements across transactions.
+        prepare: !pooled,
+        connection,
+        // postgres.js backs off up to 20 s between reconnects and queries wait for it: cap it,
+        // so that while the database is away requests answer 503 fast and recover at once.
+        backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+      });
+    const sql = open(config.databaseUrl);
+    const urls = options.serving ? config.databaseReadUrls : [];
+    if (urls.length === 0) {
+      return { sql, kind: "postgres", shared: false, close: () => sql.end({ timeout: 5 }) };
+    }
+    const timeout = config.db.statementTimeoutMs;
+    const replicas = createReadRouter({
+      primary: sql,
+      replicas: urls.map((url) => ({ sql: open(url), name: replicaName(url) })),
+      maxLagMs: config.db.readMaxLagMs,
+      // A read is one statement or a few (a list's counts, then its page).
+      readDeadlineMs: timeout > 0 ? 2 * timeout : 0,
+      log: options.log,
     });
-    return { sql, kind: "postgres", shared: false, close: () => sql.end({ timeout: 5 }) };
+    return {
+      sql,
+      kind: "postgres",
+      shared: false,
+      replicas,
+      close: async () => {
+        await replicas.close();
+        await sql.end({ timeout: 5 });
+      },
+    };
   }
   // Loaded only here, so a service on DATABASE_URL (Deno Deploy) never loads PGlite.
   const { findRunningEmbedded, startEmbedded } = await import("./embedded.ts");

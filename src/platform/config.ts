@@ -6,6 +6,11 @@ export interface Config {
   readonly port: number;
   /** PostgreSQL connection string; undefined means the embedded database. */
   readonly databaseUrl: string | undefined;
+  /**
+   * Read replicas of `databaseUrl` for catalogue reads (DATABASE_READ_URL, comma-separated);
+   * empty: every statement on `databaseUrl`.
+   */
+  readonly databaseReadUrls: readonly string[];
   /** Where the embedded database keeps its files; `memory://` keeps nothing. */
   readonly dataDir: string;
   /** Base of public article URLs, without a trailing slash. */
@@ -72,6 +77,8 @@ export interface Config {
      * their turn (platform/gate.ts). 0 lets them all run at once.
      */
     readonly searchConcurrency: number;
+    /** A replica whose replay is further behind than this is skipped (DB_READ_MAX_LAG_MS). */
+    readonly readMaxLagMs: number;
   };
 }
 
@@ -128,6 +135,9 @@ const EnvSchema = z.object({
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
+  DATABASE_READ_URL: z.string().trim().default(""),
+  DB_READ_MAX_LAG_MS: count("a whole number of milliseconds from 0 to 3600000", 0, 3_600_000)
+    .default(10_000),
   METRICS_TOKEN: z.string().trim().min(1).optional(),
   // Served as a text file: one line of visible ASCII (a blank value counts as unset).
   OPENAI_APPS_CHALLENGE: z.string().trim().transform((v) => v || undefined).pipe(
@@ -211,6 +221,24 @@ function cursorSecrets(value: string | undefined): readonly string[] | undefined
   return Object.freeze(list);
 }
 
+/** The replicas of DATABASE_READ_URL: PostgreSQL URLs, only beside DATABASE_URL. */
+function readUrls(value: string, primary: string | undefined): readonly string[] {
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0) return Object.freeze([]);
+  const bad = (why: string) => new Error(`Invalid configuration: DATABASE_READ_URL: ${why}`);
+  if (!primary) throw bad("needs DATABASE_URL (replicas of the embedded database do not exist)");
+  for (const url of list) {
+    // Never echoed: a URL carries a password.
+    if (!/^postgres(ql)?:\/\/[^\s]+$/.test(url)) {
+      throw bad(
+        "each URL must start with postgres:// or postgresql:// (separate several with commas; " +
+          "write a comma inside a password as %2C)",
+      );
+    }
+  }
+  return Object.freeze(list);
+}
+
 /** Reads and validates the configuration; throws a readable error naming every bad variable. */
 export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -242,6 +270,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     stripe: stripeConfig(env, e),
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrls: readUrls(e.DATABASE_READ_URL, e.DATABASE_URL),
     dataDir: e.DATA_DIR,
     publicBaseUrl,
     oauthAllowLoopbackDocuments: e.OAUTH_CIMD_ALLOW_LOOPBACK,
@@ -262,6 +291,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
       transactionPooler: e.DB_TRANSACTION_POOLER,
       searchConcurrency: e.DB_SEARCH_CONCURRENCY,
+      readMaxLagMs: e.DB_READ_MAX_LAG_MS,
     }),
   });
 }

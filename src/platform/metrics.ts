@@ -24,6 +24,22 @@ export interface MetricsOptions {
   connections?: () => Promise<{ state: string; n: number }[] | undefined>;
   /** The configured pool size per instance (DB_POOL_MAX), shown as a gauge. */
   poolMax?: number;
+  /** How the read replicas stand at each scrape (src/db/replicas.ts), with DATABASE_READ_URL. */
+  replicas?: () => Promise<ReplicaCounts>;
+}
+
+/** What the metrics read of the read replicas (db/replicas.ts ReplicaStatus, primaryReads). */
+export interface ReplicaCounts {
+  replicas: {
+    replica: number;
+    state: string;
+    lag_seconds: number | null;
+    lag_bytes: number | null;
+    reads: number;
+    faults: number;
+  }[];
+  /** Catalogue reads the primary answered: no replica was ready, or the replica's read failed. */
+  primaryReads: { none_ready: number; failed: number };
 }
 
 /** Request metrics of one instance. */
@@ -162,6 +178,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }
 
     if (options.connections) out.push(...await databaseLines(options.connections));
+    if (options.replicas) out.push(...replicaLines(await options.replicas()));
     return out.join("\n") + "\n";
   }
 
@@ -196,6 +213,61 @@ async function databaseLines(
   for (const state of CONNECTION_STATES) {
     out.push(`oppintel_db_connections{state="${state}"} ${byState.get(state) ?? 0}`);
   }
+  return out;
+}
+
+/** Each replica's state, lag and reads, and the catalogue reads the primary took instead. */
+function replicaLines({ replicas, primaryReads }: ReplicaCounts): string[] {
+  const out: string[] = [];
+  const family = (name: string, type: string, help: string, values: [string, number][]) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of values) out.push(`${name}{${labels}} ${num(value)}`);
+  };
+  const each = (value: (r: ReplicaCounts["replicas"][number]) => number | null) =>
+    replicas.flatMap((r): [string, number][] => {
+      const v = value(r);
+      return v === null ? [] : [[`replica="${r.replica}"`, v]];
+    });
+  family(
+    "oppintel_db_replica_up",
+    "gauge",
+    "Whether the replica takes catalogue reads (1: ready or only behind) or is skipped (0).",
+    each((r) => r.state === "ready" || r.state === "behind" ? 1 : 0),
+  );
+  family(
+    "oppintel_db_replica_lag_seconds",
+    "gauge",
+    "How far the replica's replay is behind, in seconds (0: it replayed all it received).",
+    each((r) => r.lag_seconds),
+  );
+  family(
+    "oppintel_db_replica_lag_bytes",
+    "gauge",
+    "Bytes of the primary's WAL the replica has not replayed.",
+    each((r) => r.lag_bytes),
+  );
+  family(
+    "oppintel_db_replica_reads_total",
+    "counter",
+    "Catalogue reads the replica answered.",
+    each((r) => r.reads),
+  );
+  family(
+    "oppintel_db_replica_faults_total",
+    "counter",
+    "Times the replica was skipped for a fault (down, a time-out).",
+    each((r) => r.faults),
+  );
+  family(
+    "oppintel_db_primary_catalogue_reads_total",
+    "counter",
+    "Catalogue reads the primary answered, by why: no replica ready (behind, lagging, down) or " +
+      "the replica's read failed.",
+    [
+      ['reason="none_ready"', primaryReads.none_ready],
+      ['reason="failed"', primaryReads.failed],
+    ],
+  );
   return out;
 }
 

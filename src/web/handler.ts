@@ -10,6 +10,7 @@ import { redactKeys } from "../platform/request_log.ts";
 import { MethodNotAllowedError, NotFoundError } from "../platform/errors.ts";
 import { errorResponse } from "../platform/responses.ts";
 import type { Sql } from "../db/open.ts";
+import type { ReadRouter } from "../db/replicas.ts";
 import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./account/account.ts";
 import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage } from "./public/blog.ts";
@@ -45,6 +46,11 @@ export type { Offering, Surfaces } from "./public/home.ts";
 /** What the web needs; only `sql` and `context` are required. */
 export interface WebDeps {
   sql: Sql;
+  /**
+   * Where the public pages' catalogue reads run (src/db/replicas.ts: a replica that has replayed
+   * the primary's data version, or the primary itself); without it, on the primary.
+   */
+  reads?: ReadRouter;
   context: QueryContext;
   /** The cached content operations shared with the API (made on `sql` when not given). */
   content?: Content;
@@ -154,6 +160,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
   const cache = createPageCache();
   const content = deps.content ?? createContent(deps.sql, deps.context);
   const clientIp = deps.clientIp ?? defaultIp;
+  const onCatalogue = <T>(read: (sql: Sql) => Promise<T>): Promise<T> =>
+    deps.reads ? deps.reads.run(undefined, read) : read(deps.sql);
   // The home page changes with a deployment, Stripe's prices (read once, and again while they
   // could not be read) and its live part, the catalogue's counts and examples (each data version).
   let prices: Promise<PriceList> | undefined;
@@ -282,20 +290,20 @@ export function createWebHandler(deps: WebDeps): WebHandler {
         htmlPage(404, "Page not found", "There is no download at this address.");
     }
     if (isSitemapPath(path)) {
-      const answer = await sitemap(request, path);
+      const answer = await onCatalogue((sql) => sitemap(request, path, sql));
       if (answer) return answer;
       return htmlPage(404, "Page not found", "There is no sitemap at this address.");
     }
-    const pages = { sql: deps.sql, context: deps.context, cache };
+    const pages = (sql: Sql) => ({ sql, context: deps.context, cache });
     const opportunity = isOpportunityPath(path) || isPublicSitePath(path);
     const rendered = path === "/"
       ? await homePage()
       : isPublicSitePath(path)
-      ? await publicSitePage({ ...pages, content }, url)
+      ? await onCatalogue((sql) => publicSitePage({ ...pages(sql), content }, url))
       : opportunity
-      ? await opportunityPage(pages, path)
+      ? await onCatalogue((sql) => opportunityPage(pages(sql), path))
       : path.startsWith("/blog")
-      ? await blogPage(pages, path, url.searchParams)
+      ? await onCatalogue((sql) => blogPage(pages(sql), path, url.searchParams))
       : await docsSite.page(path);
     if (!rendered) {
       const what = path.startsWith("/themes/")

@@ -82,8 +82,7 @@ function stream(head: string, body: AsyncIterable<string>, tail: string): Readab
 /** Creates the sitemap handler: answers a sitemap path, or undefined for an unknown part. */
 export function createSitemap(
   deps: SitemapDeps,
-): (request: Request, path: string) => Promise<Response | undefined> {
-  const { sql } = deps;
+): (request: Request, path: string, sql?: Sql) => Promise<Response | undefined> {
   const base = deps.context.publicBaseUrl;
   const max = deps.maxUrls ?? SITEMAP_MAX_URLS;
   const staticPaths = deps.staticPaths;
@@ -91,7 +90,7 @@ export function createSitemap(
   let known: { version: number; parts: Promise<{ part: number; count: number }[]> } | undefined;
   // The category and theme pages of the last data version seen, listed after the static paths.
   let catalogue: { version: number; entries: Promise<SitemapEntry[]> } | undefined;
-  const fixedAt = async (version: number): Promise<SitemapEntry[]> => {
+  const fixedAt = async (sql: Sql, version: number): Promise<SitemapEntry[]> => {
     if (catalogue?.version !== version) {
       const entries = catalogueEntries(sql).catch((error) => {
         if (catalogue?.entries === entries) catalogue = undefined;
@@ -101,7 +100,7 @@ export function createSitemap(
     }
     return [...staticPaths.map((path) => ({ path, lastmod: null })), ...await catalogue.entries];
   };
-  const partsAt = (version: number) => {
+  const partsAt = (sql: Sql, version: number) => {
     if (known?.version !== version) {
       // A failed count is not kept: the next request counts again.
       const parts = opportunityParts(sql, max).catch((error) => {
@@ -113,7 +112,7 @@ export function createSitemap(
     return known.parts;
   };
 
-  async function* opportunities(after: number, upTo: number): AsyncIterable<string> {
+  async function* opportunities(sql: Sql, after: number, upTo: number): AsyncIterable<string> {
     for (;;) {
       const rows = await opportunityEntries(sql, { after, upTo }, BATCH);
       if (rows.length > 0) yield rows.map((row) => urlElement(base, row)).join("");
@@ -124,6 +123,7 @@ export function createSitemap(
 
   /** The fixed pages then the articles, from position `start` (0-based) to before `end`. */
   async function* pages(
+    sql: Sql,
     fixedPages: SitemapEntry[],
     start: number,
     end: number,
@@ -136,9 +136,13 @@ export function createSitemap(
     if (articles.length > 0) yield articles.map((entry) => urlElement(base, entry)).join("");
   }
 
-  async function* everything(fixed: SitemapEntry[], pageCount: number): AsyncIterable<string> {
-    yield* pages(fixed, 0, pageCount);
-    yield* opportunities(0, Infinity);
+  async function* everything(
+    sql: Sql,
+    fixed: SitemapEntry[],
+    pageCount: number,
+  ): AsyncIterable<string> {
+    yield* pages(sql, fixed, 0, pageCount);
+    yield* opportunities(sql, 0, Infinity);
   }
 
   const urlset = (body: AsyncIterable<string>) =>
@@ -148,7 +152,8 @@ export function createSitemap(
       "</urlset>\n",
     );
 
-  return async function sitemap(request: Request, path: string) {
+  // The third argument: where this request's reads run (a replica, src/db/replicas.ts).
+  return async function sitemap(request: Request, path: string, sql = deps.sql) {
     if (path === "/robots.txt") {
       return new Response(robotsTxt(base), {
         headers: {
@@ -163,7 +168,7 @@ export function createSitemap(
       readDataVersion(sql),
       countPublishedArticles(sql),
     ]);
-    const fixed = await fixedAt(version);
+    const fixed = await fixedAt(sql, version);
     const etag = `W/"${version}-${articles}-${fixed.length}"`;
     const headers = {
       "Content-Type": "application/xml; charset=utf-8",
@@ -171,7 +176,7 @@ export function createSitemap(
       ETag: etag,
       "X-Content-Type-Options": "nosniff",
     };
-    const parts = await partsAt(version);
+    const parts = await partsAt(sql, version);
     const pageCount = fixed.length + articles;
     const total = pageCount + parts.reduce((sum, p) => sum + p.count, 0);
     const pageParts = Math.ceil(pageCount / max);
@@ -186,7 +191,7 @@ export function createSitemap(
       return new Response(null, { status: 304, headers });
     }
     if (!part && total <= max) {
-      return new Response(urlset(everything(fixed, pageCount)), { headers });
+      return new Response(urlset(everything(sql, fixed, pageCount)), { headers });
     }
     if (!part) {
       const locs = [
@@ -202,8 +207,8 @@ export function createSitemap(
     return new Response(
       urlset(
         part[1] === "pages"
-          ? pages(fixed, (k - 1) * max, k * max)
-          : opportunities((k - 1) * max, k * max),
+          ? pages(sql, fixed, (k - 1) * max, k * max)
+          : opportunities(sql, (k - 1) * max, k * max),
       ),
       { headers },
     );
