@@ -14,8 +14,21 @@ import {
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
+/**
+ * The orders of the sub-scores (each 0-10): pain, willingness to pay and sustainability highest
+ * first, tech difficulty lowest (easiest) first; ties by score, then newest, then id.
+ */
+export const SUB_SCORE_SORTS = [
+  "pain_point_intensity",
+  "willingness_to_pay",
+  "tech_difficulty",
+  "sustainability",
+] as const;
+export type SubScoreSort = typeof SUB_SCORE_SORTS[number];
+
 /** The orders of the opportunity list. */
-export const OPPORTUNITY_SORTS = ["score", "newest", "relevance"] as const;
+export const OPPORTUNITY_SORTS = ["score", "newest", "relevance", ...SUB_SCORE_SORTS] as const;
+export type OpportunitySort = typeof OPPORTUNITY_SORTS[number];
 
 /** A slug pattern: lowercase ASCII letters and digits in words joined by single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -77,10 +90,17 @@ export const OpportunityQuerySchema = z.object({
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software (default true)",
   ),
-  sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").optional()
+  min_pain_point_intensity: intParam(0, 10, "Lowest pain_point_intensity, 0-10").optional(),
+  min_willingness_to_pay: intParam(0, 10, "Lowest willingness_to_pay_score, 0-10").optional(),
+  max_tech_difficulty: intParam(0, 10, "Highest tech_difficulty, 0-10 (low: easy to build)")
+    .optional(),
+  min_sustainability: intParam(0, 10, "Lowest sustainability_score, 0-10").optional(),
+  sort: z.enum(OPPORTUNITY_SORTS, `must be one of ${OPPORTUNITY_SORTS.join(", ")}`).optional()
     .describe(
       "relevance (default with q: title above description, rare words above common ones), " +
-        "score (default without q) or newest; ties by score, then newest",
+        "score (default without q), newest, or a sub-score: pain_point_intensity, " +
+        "willingness_to_pay, sustainability (highest first), tech_difficulty (easiest first); " +
+        "ties by score, then newest",
     ),
   page: Page,
   page_size: PageSize,
