@@ -39,6 +39,11 @@ function intParam(min: number, max: number | undefined, description: string) {
   return s.describe(description);
 }
 
+function subScoreParam() {
+  return z.number().int("must be an integer").min(0, "must be at least 0")
+    .max(10, "must be at most 10").optional();
+}
+
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
 
 // ---- Text ------------------------------------------------------------------------------------
@@ -90,16 +95,15 @@ export const OpportunityQuerySchema = z.object({
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software (default true)",
   ),
-  min_pain_point_intensity: intParam(0, 10, "Lowest pain_point_intensity, 0-10").optional(),
-  min_willingness_to_pay: intParam(0, 10, "Lowest willingness_to_pay_score, 0-10").optional(),
-  max_tech_difficulty: intParam(0, 10, "Highest tech_difficulty, 0-10 (low: easy to build)")
-    .optional(),
-  min_sustainability: intParam(0, 10, "Lowest sustainability_score, 0-10").optional(),
+  // The sub-score bounds, inclusive: their names and range say all (tools/list has a budget).
+  min_pain_point_intensity: subScoreParam(),
+  min_willingness_to_pay: subScoreParam(),
+  max_tech_difficulty: subScoreParam(),
+  min_sustainability: subScoreParam(),
   sort: z.enum(OPPORTUNITY_SORTS, `must be one of ${OPPORTUNITY_SORTS.join(", ")}`).optional()
     .describe(
       "relevance (default with q: title above description, rare words above common ones), " +
-        "score (default without q), newest, or a sub-score: pain_point_intensity, " +
-        "willingness_to_pay, sustainability (highest first), tech_difficulty (easiest first); " +
+        "score (default without q), newest; sub-scores highest first, tech_difficulty lowest; " +
         "ties by score, then newest",
     ),
   page: Page,
