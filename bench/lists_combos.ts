@@ -1,7 +1,8 @@
 /**
  * The random-combinations scenario of bench:lists: distinct query strings of the list filters
  * drawn with a fixed seed (min_score 0-90, recommendation half the time, platform half the time,
- * category and channel now and then, page 1-50), loaded with wrk at 50 connections:
+ * category and channel now and then, each sub-score bound and a sub-score order now and then,
+ * page 1-50), loaded with wrk at 50 connections:
  *
  * - cold: a fresh server (its cache empty), the first pass over the strings, in order, each
  *   string asked once (the list is made long enough for the whole run);
@@ -37,6 +38,19 @@ export async function comboValues(
   }
 }
 
+const SUB_SCORE_BOUNDS = [
+  "min_pain_point_intensity",
+  "min_willingness_to_pay",
+  "max_tech_difficulty",
+  "min_sustainability",
+];
+const SUB_SCORE_SORTS = [
+  "pain_point_intensity",
+  "willingness_to_pay",
+  "tech_difficulty",
+  "sustainability",
+];
+
 /** `count` distinct query strings of the list, the same on every run (seed 38). */
 export function comboPaths(
   count: number,
@@ -55,6 +69,10 @@ export function comboPaths(
     const extra = next();
     if (extra < 0.1) params.set("category", pick(values.categories));
     else if (extra < 0.15) params.set("channel", pick(values.channels));
+    for (const bound of SUB_SCORE_BOUNDS) {
+      if (next() < 0.15) params.set(bound, String(Math.floor(next() * 11)));
+    }
+    if (next() < 0.2) params.set("sort", pick(SUB_SCORE_SORTS));
     params.set("page", String(1 + Math.floor(next() * 50)));
     const path = `/api/v1/opportunities?${params}`;
     if (seen.has(path)) continue;

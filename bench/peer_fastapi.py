@@ -34,6 +34,11 @@ async def opportunities(
     min_score: int = Query(0, ge=0, le=100),
     recommendation: Optional[str] = None,
     online_only: bool = True,
+    min_pain_point_intensity: Optional[int] = Query(None, ge=0, le=10),
+    min_willingness_to_pay: Optional[int] = Query(None, ge=0, le=10),
+    max_tech_difficulty: Optional[int] = Query(None, ge=0, le=10),
+    min_sustainability: Optional[int] = Query(None, ge=0, le=10),
+    sort: str = "score",
     page: int = Query(1, ge=1),
     page_size: int = Query(20, ge=1, le=100),
 ):
@@ -58,11 +63,26 @@ async def opportunities(
     if recommendation:
         args.append(recommendation)
         where.append(f"recommendation = ${len(args)}")
+    for column, op, value in (
+        ("pain_point_intensity", ">=", min_pain_point_intensity),
+        ("willingness_to_pay_score", ">=", min_willingness_to_pay),
+        ("tech_difficulty", "<=", max_tech_difficulty),
+        ("sustainability_score", ">=", min_sustainability),
+    ):
+        if value is not None:
+            args.append(value)
+            where.append(f"{column} {op} ${len(args)}")
+    first = {
+        "pain_point_intensity": "pain_point_intensity desc, ",
+        "willingness_to_pay": "willingness_to_pay_score desc, ",
+        "tech_difficulty": "tech_difficulty asc, ",
+        "sustainability": "sustainability_score desc, ",
+    }.get(sort, "")
     clause = " and ".join(where)
     async with app.state.pool.acquire() as conn:
         rows = await conn.fetch(
             f"select {COLUMNS} from opportunities where {clause} "
-            f"order by score desc, created_at desc, id desc "
+            f"order by {first}score desc, created_at desc, id desc "
             f"limit {page_size} offset {(page - 1) * page_size}",
             *args,
         )

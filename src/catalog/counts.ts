@@ -7,6 +7,7 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 import type { ScoreCounts } from "./score_band.ts";
+import { hasSubScoreFilter, type SubScoreFilter, subScoreFilter } from "./sub_scores.ts";
 
 /** The filters a summary can count: every list filter but `q`. */
 export type CountFilter =
@@ -14,10 +15,21 @@ export type CountFilter =
     OpportunityQuery,
     "platform" | "channel" | "min_score" | "recommendation" | "category" | "online_only"
   >
+  & SubScoreFilter
   & { theme?: string };
 
-/** Which summary table counts `filter`: the smallest one keyed by every filter given. */
+/**
+ * Which summary table counts `filter`: the smallest one keyed by every filter given. The
+ * sub-scores are kept only with the platform, verdict and score (sql/0020_sub_scores.sql): a
+ * sub-score filter with a channel, category or theme is counted in opportunities itself, whose
+ * rows those filters narrow.
+ */
 function summaryOf(sql: Sql, filter: CountFilter): postgres.Fragment {
+  if (hasSubScoreFilter(filter)) {
+    return filter.channel || filter.category || filter.theme
+      ? sql`opportunities`
+      : sql`opportunity_counts_by_scores`;
+  }
   if (filter.channel) return sql`opportunity_counts`;
   if (filter.category || filter.theme) return sql`opportunity_counts_by_theme`;
   return sql`opportunity_counts_by_platform`;
@@ -36,8 +48,12 @@ export async function scoreCountsFromSummary(
   sql: Sql,
   filter: CountFilter,
 ): Promise<ScoreCounts> {
+  const summary = summaryOf(sql, filter);
+  const n = hasSubScoreFilter(filter) && (filter.channel || filter.category || filter.theme)
+    ? sql`count(*)`
+    : sql`sum(c.n)`;
   const rows = await sql<{ score: number; n: number }[]>`
-    select c.score::int as score, sum(c.n)::float8 as n from ${summaryOf(sql, filter)} c
+    select c.score::int as score, ${n}::float8 as n from ${summary} c
     where true
     ${filter.online_only ? sql`and c.is_online_deliverable` : sql``}
     ${filter.platform ? sql`and lower(c.platform) = lower(${filter.platform})` : sql``}
@@ -48,6 +64,7 @@ export async function scoreCountsFromSummary(
   }
     ${filter.min_score > 0 ? sql`and c.score >= ${filter.min_score}` : sql``}
     ${filter.recommendation ? sql`and c.recommendation = ${filter.recommendation}` : sql``}
+    ${subScoreFilter(sql, filter, "c")}
     ${
     filter.category
       ? sql`and c.theme_id in (
@@ -60,7 +77,7 @@ export async function scoreCountsFromSummary(
       ? sql`and c.theme_id = (select t.id from themes t where t.slug = ${filter.theme})`
       : sql``
   }
-    group by c.score having sum(c.n) > 0 order by c.score desc`;
+    group by c.score having ${n} > 0 order by c.score desc`;
   return {
     total: rows.reduce((sum, r) => sum + r.n, 0),
     scores: rows.map((r) => r.score),

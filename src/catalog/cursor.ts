@@ -30,6 +30,7 @@ export type CursorKey = number | string;
 /**
  * What a key is, and so which values it may hold:
  * - `score`: an opportunity's score, an integer from 0 to 100 (its column's check);
+ * - `sub`: one of its sub-scores, an integer from 0 to 10 (their columns' checks);
  * - `id`: a row id, an integer from 1 to 2^31 - 1 (PostgreSQL integer, identity from 1);
  * - `us`: a timestamp in microseconds since 1970 as canonical decimal text, under 10^17 either
  *   way (years 1200 BC to 5138 AD, inside PostgreSQL's timestamptz range);
@@ -38,7 +39,7 @@ export type CursorKey = number | string;
  * - `slug`: an article's slug, as its column's check (SLUG_PATTERN), at most 200 characters;
  * - `at`: a position in a ranked list, from 1 to MAX_PAGE_DEPTH (the depth page numbers reach).
  */
-export type KeyKind = "score" | "id" | "us" | "rank" | "slug" | "at";
+export type KeyKind = "score" | "sub" | "id" | "us" | "rank" | "slug" | "at";
 
 const VERSION = 2;
 /** Bytes of the HMAC a cursor carries (128 bits, as base64url 22 characters). */
@@ -163,6 +164,8 @@ function keyFits(kind: KeyKind, key: unknown): boolean {
   switch (kind) {
     case "score":
       return isInteger(key, 0, 100);
+    case "sub":
+      return isInteger(key, 0, 10);
     case "id":
       return isInteger(key, 1, INT4_MAX);
     case "at":

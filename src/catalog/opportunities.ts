@@ -10,6 +10,7 @@ import { countFromSummary } from "./counts.ts";
 import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
 import { bandedPage, bandFilter, type ScoreBand, type ScoreCounts } from "./score_band.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./list_items.ts";
+import { hasSubScoreFilter, isSubScoreSort, subScoreFilter, subScoreKey } from "./sub_scores.ts";
 
 export {
   listColumns,
@@ -33,6 +34,10 @@ export type ListQuery = OpportunityQuery & { theme?: string };
  * is stable.
  */
 function queryOrder(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  if (isSubScoreSort(query.sort)) {
+    return sql`order by ${subScoreKey(sql, query.sort)} desc, o.score desc, o.created_at desc,
+      o.id desc`;
+  }
   switch (query.sort) {
     case "newest":
       return sql`order by o.created_at desc, o.id desc`;
@@ -59,6 +64,7 @@ export function listFilter(
     ${query.channel ? sql`and o.channel_name = ${query.channel}` : sql``}
     ${query.min_score > 0 ? sql`and o.score >= ${query.min_score}` : sql``}
     ${query.recommendation ? sql`and o.recommendation = ${query.recommendation}` : sql``}
+    ${subScoreFilter(sql, query, "o")}
     ${
     query.category
       ? sql`and o.theme_id in (
@@ -196,7 +202,7 @@ export async function findPage(
     return await tx<ListRow[]>`
       select ${listColumns(tx)} ${keyColumns(tx, query)}
       from (
-        select o.id from opportunity_search o ${listFilter(tx, query, match?.(tx))}
+        select o.id from ${searchTable(tx, query)} o ${listFilter(tx, query, match?.(tx))}
         ${queryOrder(tx, query)} ${windowOf(tx, query)}
       ) as hit
       join opportunities o on o.id = hit.id
@@ -254,10 +260,18 @@ export async function countOpportunities(
   if (!options.forcePlans) return await countByScan(sql, query, match);
   return await withPlan(sql, "bitmap", true, async (tx) => {
     const [{ total }] = await tx<{ total: number }[]>`
-      select count(*)::int as total from opportunity_search o
+      select count(*)::int as total from ${searchTable(tx, query)} o
       ${listFilter(tx, query, match?.(tx))}`;
     return total;
   });
+}
+
+/**
+ * The table a forced plan searches: the narrow opportunity_search, which holds the filter columns
+ * but not the sub-scores; with a sub-score filter, opportunities (its own GIN index of search).
+ */
+function searchTable(sql: Sql, query: OpportunityQuery): postgres.Fragment {
+  return hasSubScoreFilter(query) ? sql`opportunities` : sql`opportunity_search`;
 }
 
 /** How many opportunities match, counted in `opportunities` itself (the summaries' reference). */

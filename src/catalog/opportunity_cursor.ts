@@ -15,12 +15,17 @@ import {
   readCursor,
 } from "./cursor.ts";
 import { InvalidCursorError } from "../platform/errors.ts";
-import type { OpportunityQuery } from "./schemas.ts";
+import type { OpportunityQuery, OpportunitySort } from "./schemas.ts";
+import { isSubScoreSort, SUB_SCORE_COLUMNS, subScoreKey } from "./sub_scores.ts";
 
 /** What a page's rows carry for their cursor (a ListRow of opportunities.ts). */
 interface KeyedRow {
   id: number;
   score: number;
+  pain_point_intensity?: number;
+  willingness_to_pay_score?: number;
+  tech_difficulty?: number;
+  sustainability_score?: number;
   k_us?: string;
   k_rank?: number;
 }
@@ -31,14 +36,20 @@ export function rank(sql: Sql, query: OpportunityQuery): postgres.Fragment {
 }
 
 /** What the keys of each order are (see cursor.ts): the keys of queryOrder, in order. */
-const KEY_KINDS: Record<"score" | "newest" | "relevance", readonly KeyKind[]> = {
+const KEY_KINDS: Record<"score" | "newest" | "relevance" | "sub", readonly KeyKind[]> = {
   score: ["score", "us", "id"],
   newest: ["us", "id"],
   relevance: ["rank", "score", "us", "id"],
+  // A sub-score order: the row's sub-score (its column's value, 0-10), then the score order.
+  sub: ["sub", "score", "us", "id"],
 };
 
+function kindsOf(sort: OpportunitySort): readonly KeyKind[] {
+  return isSubScoreSort(sort) ? KEY_KINDS.sub : KEY_KINDS[sort];
+}
+
 /** The order of a list: the one asked for, else relevance with q and score without. */
-export function sortOf(query: OpportunityQuery): "score" | "newest" | "relevance" {
+export function sortOf(query: OpportunityQuery): OpportunitySort {
   return query.sort ?? (searchText(query.q) ? "relevance" : "score");
 }
 
@@ -52,6 +63,10 @@ export function opportunityScope(query: OpportunityQuery): string {
     recommendation: query.recommendation,
     category: query.category,
     online_only: query.online_only,
+    min_pain_point_intensity: query.min_pain_point_intensity,
+    min_willingness_to_pay: query.min_willingness_to_pay,
+    max_tech_difficulty: query.max_tech_difficulty,
+    min_sustainability: query.min_sustainability,
     sort: sortOf(query),
   });
 }
@@ -59,7 +74,7 @@ export function opportunityScope(query: OpportunityQuery): string {
 /** The sort keys `query.cursor` names (undefined without one); throws InvalidCursorError. */
 export function cursorKeys(query: OpportunityQuery): CursorKey[] | undefined {
   if (query.cursor === undefined) return undefined;
-  return decodeCursor(query.cursor, opportunityScope(query), KEY_KINDS[sortOf(query)]);
+  return decodeCursor(query.cursor, opportunityScope(query), kindsOf(sortOf(query)));
 }
 
 /**
@@ -72,7 +87,13 @@ export function afterCursor(sql: Sql, query: OpportunityQuery): postgres.Fragmen
   // Microseconds since the epoch: exact, where a JavaScript Date would drop them.
   const at = (us: CursorKey) =>
     sql`(timestamptz 'epoch' + ${us}::bigint * interval '1 microsecond')`;
-  switch (sortOf(query)) {
+  const sort = sortOf(query);
+  if (isSubScoreSort(sort)) {
+    const sub = sort === "tech_difficulty" ? -Number(k[0]) : Number(k[0]);
+    return sql`and (${subScoreKey(sql, sort)}, o.score, o.created_at, o.id) <
+      (${sub}::int, ${k[1]}::int, ${at(k[2])}, ${k[3]}::int)`;
+  }
+  switch (sort) {
     case "newest":
       return sql`and (o.created_at, o.id) < (${at(k[0])}, ${k[1]}::int)`;
     case "relevance":
@@ -97,7 +118,9 @@ export function nextCursor(query: OpportunityQuery, rows: KeyedRow[]): string | 
   if (rows.length <= query.page_size) return null;
   const last = rows[query.page_size - 1];
   const sort = sortOf(query);
-  const keys: CursorKey[] = sort === "newest"
+  const keys: CursorKey[] = isSubScoreSort(sort)
+    ? [last[SUB_SCORE_COLUMNS[sort]]!, last.score, last.k_us!, last.id]
+    : sort === "newest"
     ? [last.k_us!, last.id]
     : sort === "relevance"
     ? [last.k_rank!, last.score, last.k_us!, last.id]

@@ -14,8 +14,21 @@ import {
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
+/**
+ * The orders of the sub-scores (each 0-10): pain, willingness to pay and sustainability highest
+ * first, tech difficulty lowest (easiest) first; ties by score, then newest, then id.
+ */
+export const SUB_SCORE_SORTS = [
+  "pain_point_intensity",
+  "willingness_to_pay",
+  "tech_difficulty",
+  "sustainability",
+] as const;
+export type SubScoreSort = typeof SUB_SCORE_SORTS[number];
+
 /** The orders of the opportunity list. */
-export const OPPORTUNITY_SORTS = ["score", "newest", "relevance"] as const;
+export const OPPORTUNITY_SORTS = ["score", "newest", "relevance", ...SUB_SCORE_SORTS] as const;
+export type OpportunitySort = typeof OPPORTUNITY_SORTS[number];
 
 /** A slug pattern: lowercase ASCII letters and digits in words joined by single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -24,6 +37,11 @@ function intParam(min: number, max: number | undefined, description: string) {
   let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
   if (max !== undefined) s = s.max(max, `must be at most ${max}`);
   return s.describe(description);
+}
+
+function subScoreParam(description: string) {
+  return z.number().int("must be an integer").min(0, "must be at least 0")
+    .max(10, "must be at most 10").optional().describe(description);
 }
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
@@ -77,10 +95,16 @@ export const OpportunityQuerySchema = z.object({
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software (default true)",
   ),
-  sort: z.enum(OPPORTUNITY_SORTS, "must be one of score, newest, relevance").optional()
+  // The sub-score bounds, inclusive (tools/list has a budget: a few words each).
+  min_pain_point_intensity: subScoreParam("Lowest pain, 0-10"),
+  min_willingness_to_pay: subScoreParam("Lowest willingness to pay, 0-10"),
+  max_tech_difficulty: subScoreParam("Highest difficulty to build, 0-10"),
+  min_sustainability: subScoreParam("Lowest sustainability, 0-10"),
+  sort: z.enum(OPPORTUNITY_SORTS, `must be one of ${OPPORTUNITY_SORTS.join(", ")}`).optional()
     .describe(
       "relevance (default with q: title above description, rare words above common ones), " +
-        "score (default without q) or newest; ties by score, then newest",
+        "score (default without q), newest; sub-scores highest first, tech_difficulty lowest; " +
+        "ties by score, then newest",
     ),
   page: Page,
   page_size: PageSize,

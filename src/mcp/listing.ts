@@ -40,18 +40,24 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
  */
 const ERROR_BRANCH = { required: ["error", "message"] };
 
+/**
+ * No schema names its dialect: MCP (2025-11-25 on) reads a schema without `$schema` as JSON
+ * Schema 2020-12, the dialect zod writes, and the 32 copies of its URL cost 1,800 characters.
+ */
+
 /** The input schema as a client may send it (defaults make fields optional). */
 export function inputJsonSchema(schema: z.ZodType): JsonSchemaObject {
-  return singleTypes(trim(z.toJSONSchema(schema, { io: "input" }), false)) as JsonSchemaObject;
+  const { $schema: _, ...input } = trim(z.toJSONSchema(schema, { io: "input" }), false) as Node;
+  return singleTypes(input) as JsonSchemaObject;
 }
 
 /** The output schema: the result record, or on an `isError` result the error body. */
 export function outputJsonSchema(schema: z.ZodType, briefs: OutputBriefs = {}): JsonSchemaObject {
-  const { $schema, ...result } = trim(z.toJSONSchema(schema, { io: "output" }), true) as Node;
+  const { $schema: _, ...result } = trim(z.toJSONSchema(schema, { io: "output" }), true) as Node;
   for (const [path, keep] of Object.entries(briefs)) {
     brief(result, path === "" ? [] : path.split("."), keep);
   }
-  return { $schema, type: "object", anyOf: [singleTypes(result), ERROR_BRANCH] };
+  return { type: "object", anyOf: [singleTypes(result), ERROR_BRANCH] };
 }
 
 /**

@@ -293,11 +293,13 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
   {
     name: "list_watches",
     title: "List watches",
-    description: "Lists the account's watches (at most 50) with their queries and " +
-      `deliveries; secrets are not shown again. ${WATCH_COST}.`,
+    description: "Lists the account's watches (at most 50) with their queries (the filters " +
+      `of query_opportunities) and deliveries; secrets are not shown again. ${WATCH_COST}.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: WatchListSchema,
+    // The query's filters are query_opportunities' own, spelled out in its input schema.
+    outputBriefs: { "items.query": ["min_score", "online_only"] },
     annotations: {
       readOnlyHint: true,
       openWorldHint: false,

@@ -11,6 +11,7 @@ import { textProblem } from "../platform/text.ts";
 import { searchText } from "../catalog/common.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";
+import { SUB_SCORE_FILTERS } from "./schemas.ts";
 
 // A watch's body is at most three levels deep (deliveries.webhook.url); deeper nesting is refused
 // before anything walks it (thousands of levels would exhaust the stack).
@@ -86,5 +87,16 @@ export function parseWatchQuery(input: Record<string, unknown> | string): WatchQ
     ...(parsed.recommendation ? { recommendation: parsed.recommendation } : {}),
     ...(parsed.category ? { category: parsed.category } : {}),
     online_only: parsed.online_only,
+    ...subScoreBounds(parsed),
   };
+}
+
+/** The sub-score bounds a query gives (a bound that removes nothing is kept as given). */
+function subScoreBounds(parsed: Partial<Record<string, unknown>>): Partial<WatchQuery> {
+  return Object.fromEntries(
+    SUB_SCORE_FILTERS.filter((name) => parsed[name] !== undefined).map((name) => [
+      name,
+      parsed[name],
+    ]),
+  );
 }

@@ -52,7 +52,11 @@ export async function startChangeCapture(sql: Sql): Promise<boolean> {
       channel_name text,
       recommendation text,
       is_online_deliverable boolean,
-      search tsvector
+      search tsvector,
+      pain_point_intensity smallint,
+      willingness_to_pay_score smallint,
+      tech_difficulty smallint,
+      sustainability_score smallint
     ) on commit drop`;
   return true;
 }
@@ -66,6 +70,10 @@ const NOW = {
   recommendation: "recommendation",
   category: "category",
   search: "search",
+  pain: "pain_point_intensity",
+  wtp: "willingness_to_pay_score",
+  tech: "tech_difficulty",
+  sustainability: "sustainability_score",
 };
 const BEFORE = {
   online: "old_online",
@@ -75,6 +83,10 @@ const BEFORE = {
   recommendation: "old_recommendation",
   category: "old_category",
   search: "old_search",
+  pain: "old_pain",
+  wtp: "old_wtp",
+  tech: "old_tech",
+  sustainability: "old_sustainability",
 };
 
 /** True when the changed row `x`, read from `columns`, matches watch `w`'s filters. */
@@ -86,7 +98,11 @@ function watchMatches(sql: Sql, columns: typeof NOW) {
     and (w.channel is null or ${x(columns.channel)} = w.channel)
     and (w.recommendation is null or ${x(columns.recommendation)} = w.recommendation)
     and (w.category is null or ${x(columns.category)} = w.category)
-    and (w.tsq is null or ${x(columns.search)} @@ w.tsq)`;
+    and (w.tsq is null or ${x(columns.search)} @@ w.tsq)
+    and (w.min_pain_point_intensity is null or ${x(columns.pain)} >= w.min_pain_point_intensity)
+    and (w.min_willingness_to_pay is null or ${x(columns.wtp)} >= w.min_willingness_to_pay)
+    and (w.max_tech_difficulty is null or ${x(columns.tech)} <= w.max_tech_difficulty)
+    and (w.min_sustainability is null or ${x(columns.sustainability)} >= w.min_sustainability)`;
 }
 
 /**
@@ -106,7 +122,11 @@ export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
         o.is_online_deliverable, o.search, c.slug as category,
         x.existed, x.score as old_score, x.platform as old_platform,
         x.channel_name as old_channel, x.recommendation as old_recommendation,
-        x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category
+        x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category,
+        o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
+        o.sustainability_score, x.pain_point_intensity as old_pain,
+        x.willingness_to_pay_score as old_wtp, x.tech_difficulty as old_tech,
+        x.sustainability_score as old_sustainability
       from pg_temp.watch_changes x
       join opportunities o on o.id = x.id
       join themes t on t.id = o.theme_id

@@ -91,8 +91,20 @@ export const WatchQuerySchema = z.object({
   recommendation: z.enum(RECOMMENDATIONS).optional(),
   category: z.string().optional(),
   online_only: z.boolean(),
+  min_pain_point_intensity: z.number().int().optional(),
+  min_willingness_to_pay: z.number().int().optional(),
+  max_tech_difficulty: z.number().int().optional(),
+  min_sustainability: z.number().int().optional(),
 });
 export type WatchQuery = z.infer<typeof WatchQuerySchema>;
+
+/** The sub-score filters of a watch's query, each a column of watches (sql/0020_sub_scores.sql). */
+export const SUB_SCORE_FILTERS = [
+  "min_pain_point_intensity",
+  "min_willingness_to_pay",
+  "max_tech_difficulty",
+  "min_sustainability",
+] as const;
 
 export const WatchSchema = z.object({
   id: z.number().int(),

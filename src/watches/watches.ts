@@ -157,6 +157,10 @@ function filterColumns(query: WatchQuery) {
     recommendation: query.recommendation ?? null,
     category: query.category ?? null,
     online_only: query.online_only,
+    min_pain_point_intensity: query.min_pain_point_intensity ?? null,
+    min_willingness_to_pay: query.min_willingness_to_pay ?? null,
+    max_tech_difficulty: query.max_tech_difficulty ?? null,
+    min_sustainability: query.min_sustainability ?? null,
   };
 }
 
@@ -202,11 +206,13 @@ async function insertWithinLimit(
     const [row]: [WatchRow?] = await sql`
       insert into watches (account_id, slot, name, query, q, platform, channel, min_score,
         recommendation, category, online_only, webhook_url, webhook_secret, email, email_token,
-        feed_token_hash, theme_status)
+        feed_token_hash, theme_status, min_pain_point_intensity, min_willingness_to_pay,
+        max_tech_difficulty, min_sustainability)
       select ${account}, s.slot, ${v.name}, ${sql.json(v.query as never)}, ${v.q}, ${v.platform},
         ${v.channel}, ${v.min_score}, ${v.recommendation}, ${v.category}, ${v.online_only},
         ${v.webhook_url}, ${v.webhook_secret}, ${v.email}, ${v.email_token}, ${v.feed_token_hash},
-        ${v.theme_status}
+        ${v.theme_status}, ${v.min_pain_point_intensity}, ${v.min_willingness_to_pay},
+        ${v.max_tech_difficulty}, ${v.min_sustainability}
       from (
         select min(n)::smallint as slot from generate_series(1, ${limit}::int) n
         where n not in (select slot from watches where account_id = ${account})

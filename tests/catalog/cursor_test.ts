@@ -50,6 +50,7 @@ Deno.test("a cursor is accepted under any listed secret, and refused once its se
 Deno.test("checkKeys: each kind holds only its column's and domain's values", async (t) => {
   const cases: [KeyKind, unknown[], unknown[]][] = [
     ["score", [0, 50, 100], [-1, 101, 1.5, -0, NaN, Infinity, "50", null]],
+    ["sub", [0, 5, 10], [-1, 11, -10, 1.5, -0, NaN, Infinity, "5", null]],
     ["id", [1, 2 ** 31 - 1], [0, -1, 2 ** 31, 1.5, -0, 1e308, "1"]],
     ["at", [1, 10_000], [0, 10_001, 2 ** 31, 1.5, -0, "1"]],
     ["rank", [0, 1e-37, 0.0607927, 1.5, 1e6], [-0, -1e-9, 1e-50, 1e6 + 1, NaN, Infinity, "0"]],

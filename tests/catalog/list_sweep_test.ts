@@ -28,17 +28,37 @@ function plainWhere(sql: Sql, q: OpportunityQuery) {
   })
       and (${q.category ?? null}::text is null or o.theme_id in (
         select t.id from themes t join categories c on c.id = t.category_id
-        where c.slug = ${q.category ?? null}))`;
+        where c.slug = ${q.category ?? null}))
+      and o.pain_point_intensity >= ${q.min_pain_point_intensity ?? 0}
+      and o.willingness_to_pay_score >= ${q.min_willingness_to_pay ?? 0}
+      and o.tech_difficulty <= ${q.max_tech_difficulty ?? 10}
+      and o.sustainability_score >= ${q.min_sustainability ?? 0}`;
+}
+
+/** The plain order of a list: the sort's column, then score, newest, id. */
+export function plainOrder(sql: Sql, sort: OpportunityQuery["sort"]) {
+  const rest = sql`o.score desc, o.created_at desc, o.id desc`;
+  switch (sort) {
+    case "newest":
+      return sql`o.created_at desc, o.id desc`;
+    case "pain_point_intensity":
+      return sql`o.pain_point_intensity desc, ${rest}`;
+    case "willingness_to_pay":
+      return sql`o.willingness_to_pay_score desc, ${rest}`;
+    case "tech_difficulty":
+      return sql`o.tech_difficulty asc, ${rest}`;
+    case "sustainability":
+      return sql`o.sustainability_score desc, ${rest}`;
+    default:
+      return rest;
+  }
 }
 
 /** The ids of the whole list and its total, by a plain count(*) and order by. */
 async function reference(sql: Sql, q: OpportunityQuery): Promise<number[]> {
   const rows = await sql<{ id: number }[]>`
     select id from opportunities o ${plainWhere(sql, q)}
-    order by ${
-    q.sort === "newest" ? sql`o.created_at desc, o.id desc` : sql`o.score desc,
-      o.created_at desc, o.id desc`
-  }`;
+    order by ${plainOrder(sql, q.sort)}`;
   const [{ n }] = await sql<{ n: number }[]>`
     select count(*)::int as n from opportunities o ${plainWhere(sql, q)}`;
   assert.equal(n, rows.length);
@@ -56,7 +76,18 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
     recommendation: maybe(RECOMMENDATIONS, 0.5),
     min_score: next() < 0.8 ? Math.floor(next() * 91) : 0,
     online_only: next() < 0.7,
-    sort: next() < 0.7 ? undefined : pick(["score", "newest"]),
+    min_pain_point_intensity: next() < 0.25 ? Math.floor(next() * 11) : undefined,
+    min_willingness_to_pay: next() < 0.25 ? Math.floor(next() * 11) : undefined,
+    max_tech_difficulty: next() < 0.25 ? Math.floor(next() * 11) : undefined,
+    min_sustainability: next() < 0.25 ? Math.floor(next() * 11) : undefined,
+    sort: next() < 0.5 ? undefined : pick([
+      "score",
+      "newest",
+      "pain_point_intensity",
+      "willingness_to_pay",
+      "tech_difficulty",
+      "sustainability",
+    ]),
     page_size: pick([1, 3, 7, 20, 100]),
   };
 }
@@ -110,5 +141,7 @@ dbTest("every combination of filters, sorts and pages equals count(*) and order 
   await sql`update opportunities set score = 100 - score where id % 3 = 0`;
   await sql`update opportunities set platform = upper(platform), recommendation = 'Skip'
     where id % 7 = 1`;
+  await sql`update opportunities set pain_point_intensity = 10 - pain_point_intensity,
+    tech_difficulty = (tech_difficulty + 3) % 11 where id % 5 = 2`;
   await sweep(sql, 39, 150, "after updates");
 });

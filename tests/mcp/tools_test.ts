@@ -41,9 +41,9 @@ dbTest("MCP initialize and tools/list: ten described tools, free of charge", asy
       await t.step(`${tool.name} declares schemas, annotations and its tier`, () => {
         assert.equal(tool.inputSchema.type, "object");
         assert.equal(tool.outputSchema?.type, "object");
-        const dialect = "https://json-schema.org/draft/2020-12/schema";
-        assert.equal(tool.inputSchema.$schema, dialect);
-        assert.equal(tool.outputSchema?.$schema, dialect);
+        // No $schema: MCP's default dialect, JSON Schema 2020-12, the one zod writes.
+        assert.equal(tool.inputSchema.$schema, undefined);
+        assert.equal(tool.outputSchema?.$schema, undefined);
         // Single-type dialects (Gemini's OpenAPI subset) reject type arrays.
         assert.ok(!JSON.stringify(tool).includes('"type":['), "no type arrays");
         assert.ok(tool.title);

@@ -19,11 +19,12 @@ const SECRET = "sweep-secret-signing-0123456789abcdefghij";
 const OLD_SECRET = "sweep-secret-rotated-0123456789abcdefghij";
 const FOREIGN_SECRET = "sweep-secret-unknown-0123456789abcdefghij";
 
-type Kind = "score" | "id" | "us" | "rank" | "slug" | "at";
+type Kind = "score" | "sub" | "id" | "us" | "rank" | "slug" | "at";
 
 /** A key of each kind that fits, as raw JSON. */
 const FITTING: Record<Kind, string> = {
   score: "50",
+  sub: "5",
   id: "1",
   us: '"1777000000000000"',
   rank: "0.5",
@@ -36,6 +37,7 @@ const NUMBER_JUNK = ["null", "true", "[]", "{}", '"1"', '"NaN"', "1e308", "1e999
 /** Keys of each kind that do not fit, as raw JSON (1e999 parses as Infinity). */
 const MISFITS: Record<Kind, string[]> = {
   score: [...NUMBER_JUNK, "1.5", "101", "-1", "2147483648", "9007199254740993"],
+  sub: [...NUMBER_JUNK, "1.5", "11", "-1", "-10", "100", "2147483648"],
   id: [...NUMBER_JUNK, "1.5", "0", "-1", "2147483648", "9007199254740993"],
   at: [...NUMBER_JUNK, "1.5", "0", "-1", "10001", "2147483648", "9007199254740993"],
   rank: [...NUMBER_JUNK.filter((v) => v !== "-0"), "-0", "-1", "1e-50", "1e7", "2147483648"],
@@ -91,6 +93,26 @@ const LISTS: List[] = [
     tool: "query_opportunities",
     args: { online_only: false, page_size: 1, sort: "newest" },
     shapes: [["us", "id"]],
+  },
+  {
+    name: "opportunities by a sub-score",
+    path: "/api/v1/opportunities",
+    tool: "query_opportunities",
+    args: { online_only: false, page_size: 1, sort: "pain_point_intensity" },
+    shapes: [["sub", "score", "us", "id"]],
+  },
+  {
+    name: "opportunities easiest first, sub-score bounds",
+    path: "/api/v1/opportunities",
+    tool: "query_opportunities",
+    args: {
+      online_only: false,
+      page_size: 1,
+      sort: "tech_difficulty",
+      max_tech_difficulty: 9,
+      min_sustainability: 1,
+    },
+    shapes: [["sub", "score", "us", "id"]],
   },
   {
     name: "opportunities, a question",
