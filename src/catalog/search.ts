@@ -29,6 +29,7 @@ import type { MatchKind, OpportunityQuery } from "./schemas.ts";
 import type { CursorKey } from "./cursor.ts";
 import { afterScoreKeys, nextCursor } from "./opportunity_cursor.ts";
 import { withRest } from "./question_pages.ts";
+import { themeBoosts, themeLift } from "./expansion.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
@@ -217,6 +218,10 @@ export async function searchOpportunities(
   const filterKey = JSON.stringify(Object.entries(filter).sort());
   const { units: texts, exclusions } = searchUnits(query.q);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
+  // The themes of a question in other words lift their rows, below its own words (expansion.ts).
+  const lift = await memo(`lift:${query.q}`, () => themeLift(sql, query.q));
+  const lifted = (ids: number[]) =>
+    themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0));
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
   // The words every row of an `all` answer holds: the significant ones, less the common ones
@@ -251,7 +256,8 @@ export async function searchOpportunities(
       const rows = (await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch))
         .slice(0, candidates);
       const scores = await scoreRows(sql, rows.map((r) => r.id), units);
-      const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
+      const boosts = await lifted(rows.map((r) => r.id));
+      const rel = (row: ListRow) => (scores.get(row.id)?.rel ?? 0) + (boosts.get(row.id) ?? 0);
       return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
     });
     return {
@@ -290,7 +296,11 @@ export async function searchOpportunities(
       for (const row of rows.slice(0, candidates)) found.set(row.id, row);
     }
     const scores = await scoreRows(sql, [...found.keys()], units);
-    const of = (row: ListRow) => scores.get(row.id) ?? { hits: 0, rel: 0 };
+    const boosts = await lifted([...found.keys()]);
+    const of = (row: ListRow) => {
+      const s = scores.get(row.id) ?? { hits: 0, rel: 0 };
+      return { hits: s.hits, rel: s.rel + (boosts.get(row.id) ?? 0) };
+    };
     // Relevance: the rows covering the most of the question (its rare words weigh more, title
     // words more than description words); another sort: the most words first, then that sort.
     return [...found.values()].sort((a, b) =>
