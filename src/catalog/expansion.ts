@@ -140,8 +140,8 @@ export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeL
     };
   }).sort((a, b) => b.score - a.score);
   if (scored.length === 0) return { themes: [] };
-  // Weights relative to the first theme, measured from the first theme left out.
-  const base = scored[THEMES]?.score ?? 0;
+  // Weights relative to the first theme, measured from the first theme left out (or the last).
+  const base = scored[Math.min(THEMES, scored.length - 1)].score;
   const span = scored[0].score - base;
   if (span <= 0) return { themes: [] };
   return {
