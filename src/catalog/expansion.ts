@@ -14,8 +14,9 @@
  */
 import type { Sql } from "../db/open.ts";
 
-const PROFILE_ROWS = 100;
+const PROFILE_ROWS = 50;
 const PROFILE_TTL_MS = 10 * 60_000;
+const PROFILE_RETRY_MS = 60_000;
 const MIN_SHARE = 0.05;
 const MIN_CONCENTRATION = 0.2;
 const FLOOR = 0.2;
@@ -65,9 +66,13 @@ const profiles = new WeakMap<Sql, { at: number; value: Promise<Profile[]> }>();
 function themeProfiles(sql: Sql): Promise<Profile[]> {
   const kept = profiles.get(sql);
   if (kept && Date.now() - kept.at < PROFILE_TTL_MS) return kept.value;
-  const value = readProfiles(sql);
+  // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
+  // under load), questions are answered without it, and the next try waits PROFILE_RETRY_MS.
+  const value = readProfiles(sql).catch(() => {
+    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value });
+    return [];
+  });
   profiles.set(sql, { at: Date.now(), value });
-  value.catch(() => profiles.delete(sql));
   return value;
 }
 
