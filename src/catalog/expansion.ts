@@ -12,6 +12,7 @@
  *   the theme (below FLOOR counts nothing), averaged over the question's words, plus CENTROID
  *   times the cosine of the question's mean vector with the theme's weighted mean.
  */
+import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 
 const PROFILE_ROWS = 50;
@@ -173,4 +174,22 @@ export async function themeBoosts(
     select o.id, o.theme_id from opportunities o
     where o.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)::int)`;
   return new Map(rows.map((r) => [r.id, SHARE * weight * (of.get(r.theme_id) ?? 0)]));
+}
+
+/** Rows of a lifted theme a best-match answer adds to its candidates, at most. */
+export const LIFTED_ROWS = 30;
+/** ...found among the theme's first LIFTED_SCAN rows in score order (a bounded walk). */
+const LIFTED_SCAN = 500;
+
+/**
+ * The themes whose best rows become candidates of a best-match answer (its candidates are
+ * otherwise the best-scored rows of each word, which at a million rows can all belong to other
+ * themes), each as a condition on `opportunities o`.
+ */
+export function liftedThemes(lift: ThemeLift): ((sql: Sql) => postgres.Fragment)[] {
+  return lift.themes.filter(([, weight]) => weight >= 0.5).map(([theme]) => (sql: Sql) =>
+    sql`and o.id in (
+      select l.id from opportunities l where l.theme_id = ${theme}
+      order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`
+  );
 }
