@@ -14,6 +14,8 @@
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
+import { findPage, type ListRow } from "./opportunities.ts";
+import type { OpportunityQuery } from "./schemas.ts";
 
 const PROFILE_ROWS = 50;
 const PROFILE_TTL_MS = 10 * 60_000;
@@ -177,19 +179,34 @@ export async function themeBoosts(
 }
 
 /** Rows of a lifted theme a best-match answer adds to its candidates, at most. */
-export const LIFTED_ROWS = 30;
+const LIFTED_ROWS = 30;
 /** ...found among the theme's first LIFTED_SCAN rows in score order (a bounded walk). */
 const LIFTED_SCAN = 500;
 
 /**
- * The themes whose best rows become candidates of a best-match answer (its candidates are
- * otherwise the best-scored rows of each word, which at a million rows can all belong to other
- * themes), each as a condition on `opportunities o`.
+ * The best rows that `match` of each theme lifted by half or more: candidates of a best-match
+ * answer (whose candidates are otherwise the best-scored rows of each word, which at a million
+ * rows can all belong to other themes). `query` is the list query in score order.
  */
-export function liftedThemes(lift: ThemeLift): ((sql: Sql) => postgres.Fragment)[] {
-  return lift.themes.filter(([, weight]) => weight >= 0.5).map(([theme]) => (sql: Sql) =>
-    sql`and o.id in (
-      select l.id from opportunities l where l.theme_id = ${theme}
-      order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`
-  );
+export async function liftedRows(
+  sql: Sql,
+  lift: ThemeLift,
+  options: { query: OpportunityQuery; force: boolean; match: (sql: Sql) => postgres.Fragment },
+): Promise<ListRow[]> {
+  const rows: ListRow[] = [];
+  for (const [theme] of lift.themes.filter(([, weight]) => weight >= 0.5)) {
+    rows.push(
+      ...await findPage(
+        sql,
+        { ...options.query, page_size: LIFTED_ROWS },
+        "planner",
+        options.force,
+        (tx) =>
+          tx`${options.match(tx)} and o.id in (
+            select l.id from opportunities l where l.theme_id = ${theme}
+            order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`,
+      ),
+    );
+  }
+  return rows;
 }

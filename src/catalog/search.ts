@@ -29,7 +29,7 @@ import type { MatchKind, OpportunityQuery } from "./schemas.ts";
 import type { CursorKey } from "./cursor.ts";
 import { afterScoreKeys, nextCursor } from "./opportunity_cursor.ts";
 import { withRest } from "./question_pages.ts";
-import { LIFTED_ROWS, liftedThemes, themeBoosts, themeLift } from "./expansion.ts";
+import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
@@ -295,17 +295,8 @@ export async function searchOpportunities(
       const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
       for (const row of rows.slice(0, candidates)) found.set(row.id, row);
     }
-    for (const theme of liftedThemes(lift)) {
-      const best = { ...scoreOrder, page_size: LIFTED_ROWS };
-      const rows = await findPage(
-        sql,
-        best,
-        "planner",
-        force,
-        (tx) => tx`${match(tx)} ${theme(tx)}`,
-      );
-      for (const row of rows) found.set(row.id, row);
-    }
+    const near = await liftedRows(sql, lift, { query: scoreOrder, force, match });
+    for (const row of near) found.set(row.id, row);
     const scores = await scoreRows(sql, [...found.keys()], units);
     const boosts = await lifted([...found.keys()]);
     const of = (row: ListRow) => {
