@@ -10,7 +10,7 @@
  */
 import * as z from "zod";
 import type { BlogList, BlogPost, OpportunityDetail, OpportunityList } from "./schemas.ts";
-import { cleanText, SLUG_PATTERN } from "./schemas.ts";
+import { AnswerQualitySchema, cleanText, SLUG_PATTERN } from "./schemas.ts";
 
 /** Opportunities and articles a search returns at most. */
 export const SEARCH_OPPORTUNITIES = 10;
@@ -48,6 +48,8 @@ export const SearchResultsSchema = z.object({
     "Opportunities (best match first) then articles; for a Free key, articles then the plans " +
       "page (page:plans), which says that opportunities are searched on the Pro plan",
   ),
+  // How well the opportunities answer the query, as query_opportunities says it.
+  ...AnswerQualitySchema.shape,
 });
 export type SearchResults = z.infer<typeof SearchResultsSchema>;
 
@@ -89,9 +91,15 @@ export function searchResults(
     url: a.url,
   }));
   if (opportunities === "plans") {
-    return { results: [...found, { id: PLANS_ID, title: PLANS_TITLE, url: plansUrl(base) }] };
+    return {
+      results: [...found, { id: PLANS_ID, title: PLANS_TITLE, url: plansUrl(base) }],
+      ...UNJUDGED,
+    };
   }
   return {
+    confidence: opportunities.confidence,
+    unmatched_terms: opportunities.unmatched_terms,
+    suggestions: opportunities.suggestions,
     results: [
       ...opportunities.items.map((o) => ({
         id: `opportunity:${o.id}`,
@@ -102,6 +110,9 @@ export function searchResults(
     ],
   };
 }
+
+/** No opportunities searched: nothing to judge. */
+const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [] };
 
 const PLANS_TITLE = "Opportunities are searched on the Pro plan: this key's Free plan covers " +
   "articles only (fetch still reads any opportunity by id)";

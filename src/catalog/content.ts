@@ -77,6 +77,9 @@ export interface Content {
   stats(): CacheStats;
 }
 
+/** The answer's quality fields without q: nothing to judge. */
+const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [] };
+
 /** A stable cache key of a parameter object (keys sorted, undefined dropped). */
 function keyOf(prefix: string, params: object): string {
   const entries = Object.entries(params).filter(([, v]) => v !== undefined)
@@ -145,6 +148,7 @@ export function createContent(
         page_size: query.page_size,
         match: "all",
         next_cursor: nextCursor(query, rows),
+        ...UNJUDGED,
       };
     }
     // One turn of the gate for the count and the page together: a turn each would send every
@@ -154,13 +158,20 @@ export function createContent(
         forcePlans: context.forcePlans,
         memo: memo ?? searchMemo(version),
       });
+      const { relevance } = found;
       return {
-        items: found.rows.map((row) => toListItem(row, context.publicBaseUrl)),
+        items: found.rows.map((row) => {
+          const item = toListItem(row, context.publicBaseUrl);
+          return relevance ? { ...item, relevance: relevance.get(row.id) ?? 0 } : item;
+        }),
         total: found.total,
         page: number,
         page_size: query.page_size,
         match: found.match,
         next_cursor: found.next_cursor,
+        confidence: found.confidence,
+        unmatched_terms: found.unmatched_terms,
+        suggestions: found.suggestions,
       };
     });
   }

@@ -4,9 +4,11 @@
  * (src/catalog/opportunity_cursor.ts): a position among the candidates, or the keys of the last
  * row read of the rest, so that a walk by cursor costs the same at any depth.
  */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
 import type { CursorKey } from "./cursor.ts";
-import type { ListRow } from "./opportunities.ts";
-import { questionCursor, questionPosition } from "./opportunity_cursor.ts";
+import { findPage, listColumns, listFilter, type ListRow, pagePlan } from "./opportunities.ts";
+import { afterScoreKeys, questionCursor, questionPosition } from "./opportunity_cursor.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 
 /**
@@ -54,3 +56,37 @@ function restCursor(query: OpportunityQuery, read: ListRow[], taken: number): st
 }
 
 type KeyedListRow = ListRow & { k_us: string };
+
+/** A page of the list in its own order (score or newest) with the keyword match of q. */
+export async function pageRows(
+  sql: Sql,
+  query: OpportunityQuery,
+  total: number,
+  force: boolean,
+  match?: (sql: Sql) => postgres.Fragment,
+): Promise<ListRow[]> {
+  if ((query.page - 1) * query.page_size >= total) return [];
+  const plan = pagePlan(query, total);
+  return await findPage(sql, query, force ? plan : "planner", force, match);
+}
+
+/**
+ * Rows of the list in score order at an offset, past the ranked candidates (an `all` answer's
+ * candidates are its first CANDIDATES rows in that order: its caller adds them to the offset).
+ */
+export async function rowsAt(
+  sql: Sql,
+  query: OpportunityQuery,
+  match: ((sql: Sql) => postgres.Fragment) | undefined,
+  offset: number,
+  limit: number,
+  after?: CursorKey[],
+): Promise<ListRow[]> {
+  const plain = { ...query, cursor: undefined };
+  return await sql<ListRow[]>`
+    select ${listColumns(sql)},
+      (extract(epoch from o.created_at) * 1000000)::bigint::text as k_us
+    from opportunities o ${listFilter(sql, plain, match?.(sql))} ${afterScoreKeys(sql, after)}
+    order by o.score desc, o.created_at desc, o.id desc
+    limit ${limit} offset ${after ? 0 : offset}`;
+}

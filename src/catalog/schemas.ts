@@ -201,9 +201,40 @@ export const MatchSchema = z.enum(["all", "any"]).describe(
 );
 export type MatchKind = z.infer<typeof MatchSchema>;
 
-export const OpportunityListSchema = listOf(OpportunityListItemSchema).extend({
-  match: MatchSchema,
+/** A category or theme to ask about instead (an answer's suggestions). */
+export const SuggestionSchema = z.object({
+  kind: z.enum(["category", "theme"]),
+  slug: z.string(),
+  name: z.string(),
+  summary: z.string(),
+  ask: z.object({ category: z.string().optional(), q: z.string().optional() }).describe(
+    "Ask again with these parameters: {category} for a category, {q: its name} for a theme",
+  ),
 });
+export type Suggestion = z.infer<typeof SuggestionSchema>;
+
+/** How well an answer to `q` addresses it (docs/rest.md, the similarity scale). */
+export const AnswerQualitySchema = z.object({
+  confidence: z.number().nullable().describe(
+    "How well the answer addresses q, 0-1: below 0.5 it does not (say so, rephrase or use a " +
+      "suggestion); null without q or when q has only framing words",
+  ),
+  unmatched_terms: z.array(z.string()).describe(
+    'Words of q nothing in the catalogue holds ("dentists"); [] without q',
+  ),
+  suggestions: z.array(SuggestionSchema).describe(
+    "When confidence < 0.5: the nearest themes and categories, with how to ask for them",
+  ),
+});
+
+export const OpportunityListSchema = listOf(
+  OpportunityListItemSchema.extend({
+    relevance: z.number().optional().describe(
+      "With q only: the share of q's weight the item holds (rare words weigh more, title above " +
+        "description), 0-1",
+    ),
+  }),
+).extend({ match: MatchSchema, ...AnswerQualitySchema.shape });
 export type OpportunityList = z.infer<typeof OpportunityListSchema>;
 
 export const BlogListItemSchema = z.object({

@@ -2,6 +2,8 @@
  * A `q` read as a question: best match and relevance on top of the keyword match of
  * opportunities.ts (stems, stop words and prefixes are in sql/0013_search_english.sql).
  *
+ * - Subject: `q` less its framing words, within the category or theme it names (subject.ts);
+ *   how well the answer addresses it: judge.ts.
  * - Units: `q` split as an agent writes it: each plain word, "quoted phrase" or `a OR b` group is
  *   one unit; `-word` and `-"phrase"` are exclusions. A unit of stop words only counts for
  *   nothing.
@@ -14,21 +16,14 @@
  *   order (per unit, rarest first, in best match). Past them, the list continues in score
  *   order. Below CANDIDATES matches (the demo data) the whole answer is in relevance order.
  */
-import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
-import {
-  countOpportunities,
-  findPage,
-  listColumns,
-  listFilter,
-  type ListRow,
-  pagePlan,
-} from "./opportunities.ts";
+import { countOpportunities, findPage, type ListRow, pagePlan } from "./opportunities.ts";
 import type { MatchKind, OpportunityQuery } from "./schemas.ts";
-import type { CursorKey } from "./cursor.ts";
-import { afterScoreKeys, nextCursor } from "./opportunity_cursor.ts";
-import { withRest } from "./question_pages.ts";
+import { nextCursor } from "./opportunity_cursor.ts";
+import { pageRows, rowsAt, withRest } from "./question_pages.ts";
+import { type Named, readSubject } from "./subject.ts";
+import { judgeAnswer, type Judged } from "./judge.ts";
 import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
@@ -177,8 +172,8 @@ async function scoreRows(
 /** Caches a value under a key (the content cache at the request's data version). */
 export type Memo = <T>(key: string, compute: () => Promise<T>) => Promise<T>;
 
-/** One page of a list with `q`, its exact total and which match it answers. */
-export interface SearchPage {
+/** One page of a list with `q`, its exact total, which match it answers and how well. */
+export interface SearchPage extends Judged {
   rows: ListRow[];
   total: number;
   match: MatchKind;
@@ -202,38 +197,85 @@ function compareRows(sort: string, a: ListRow, b: ListRow): number {
 }
 
 /**
- * A page of the opportunity list with `q`: best match and relevance (the module comment).
- * `memo` keeps what every page of the same question shares (count, units, ranked candidates).
+ * A page of the opportunity list with `q`: best match and relevance (the module comment), on
+ * the question's subject (subject.ts): within the category or theme it names when that finds
+ * rows, else in the whole catalogue; with how well it answers (confidence.ts). `memo` keeps what
+ * every page of the same question shares (count, units, ranked candidates, confidence).
  */
 export async function searchOpportunities(
   sql: Sql,
   query: OpportunityQuery,
   options: { forcePlans?: boolean; memo: Memo; candidates?: number },
 ): Promise<SearchPage> {
-  const { memo } = options;
+  const subject = await readSubject(sql, query.q, options.memo);
+  if (subject?.named) {
+    const within = await answerSubject(sql, query, subject.text, subject.named, options);
+    if (within.total > 0) return within;
+  }
+  return await answerSubject(sql, query, subject?.unnamed ?? "", undefined, options);
+}
+
+/** The answer to `query` read as `text` (q syntax), within `named` when given. */
+async function answerSubject(
+  sql: Sql,
+  query: OpportunityQuery,
+  text: string,
+  named: Named | undefined,
+  options: { forcePlans?: boolean; memo: Memo; candidates?: number },
+): Promise<SearchPage> {
   const candidates = options.candidates ?? CANDIDATES;
   const force = options.forcePlans ?? false;
   const sort = effectiveSort(query);
   const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
-  const filterKey = JSON.stringify(Object.entries(filter).sort());
-  const { units: texts, exclusions } = searchUnits(query.q);
+  // Keys of what pages share: the filters (q as asked) and the reading of q.
+  const filterKey = `${named?.slug ?? ""}|${text}|${JSON.stringify(Object.entries(filter).sort())}`;
+  const { memo } = options;
+  const { units: texts, exclusions } = searchUnits(text);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
   // The themes of a question in other words lift their rows, below its own words (expansion.ts).
-  const lift = await memo(`lift:${query.q}`, () => themeLift(sql, query.q));
+  const lift = await memo(`lift:${text}`, () => themeLift(sql, text));
   const lifted = (ids: number[]) =>
     themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0));
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
+  // Within the named category or theme; a question of framing words only: every row.
+  // A theme by equality, so that its sort index (theme_id, score) serves the page.
+  const within = (tx: Sql) =>
+    !named
+      ? tx``
+      : named.themeIds.length === 1
+      ? tx`and o.theme_id = ${named.themeIds[0]}`
+      : tx`and o.theme_id in (select jsonb_array_elements_text(${
+        JSON.stringify(named.themeIds)
+      }::text::jsonb)::int)`;
+  const plain = named !== undefined || text !== searchText(query.q);
+  // Framing words and stop words only ("low effort ideas with high willingness to pay"): no
+  // subject, so every row of the filters, in score order (a q of stop words alone still
+  // matches its words).
+  const framed = plain && !named && units.length === 0 && exclusions.length === 0;
+  const byName = named && units.length === 0 && exclusions.length === 0 &&
+    (!query.category || query.category === named.slug && named.kind === "category");
   // The words every row of an `all` answer holds: the significant ones, less the common ones
-  // when some are rare (see COMMON_SHARE); then the whole q in web-search syntax.
+  // when some are rare (see COMMON_SHARE); then the whole subject in web-search syntax.
   const required = units.filter((u) => !isCommon(u));
   const allMatch = required.length > 0 && required.length < units.length
     ? (tx: Sql) =>
-      tx`and o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${excludes(tx)}`
+      tx`and o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${excludes(tx)}
+        ${within(tx)}`
+    : framed
+    ? (tx: Sql) => tx``
+    : plain
+    ? (tx: Sql) => tx`${text ? tx`and o.search @@ oi_search_query(${text})` : tx``} ${within(tx)}`
     : undefined;
   const all = await memo(
     `count:${filterKey}`,
-    () => countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
+    // Framing words only, or a category or theme named alone: from the summary counts.
+    () =>
+      framed
+        ? countOpportunities(sql, { ...query, q: undefined })
+        : byName
+        ? countOpportunities(sql, { ...query, q: undefined, [named!.kind]: named!.slug })
+        : countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
   );
   const scoreOrder = {
     ...query,
@@ -242,36 +284,57 @@ export async function searchOpportunities(
     page_size: candidates,
     cursor: undefined,
   };
+  const judging = {
+    sql,
+    memo,
+    key: filterKey,
+    words: texts.join(" "),
+    framed,
+    named,
+  };
   if (all > 0) {
+    const ranked = () =>
+      memo(`ranked:${filterKey}`, async () => {
+        // Without words to look up in the search index, PostgreSQL's own plan (a sort index).
+        const plan = framed || byName ? "planner" : pagePlan(scoreOrder, all);
+        const rows = (await findPage(sql, scoreOrder, plan, force, allMatch))
+          .slice(0, candidates);
+        const scores = await scoreRows(sql, rows.map((r) => r.id), units);
+        const boosts = await lifted(rows.map((r) => r.id));
+        const rel = (row: ListRow) => (scores.get(row.id)?.rel ?? 0) + (boosts.get(row.id) ?? 0);
+        return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
+      });
     if (sort !== "relevance") {
-      const rows = await pageRows(sql, query, all, force, allMatch);
+      const rows = await pageRows(sql, query, all, force && !framed && !byName, allMatch);
+      const page = rows.slice(0, query.page_size);
       return {
-        rows: rows.slice(0, query.page_size),
+        rows: page,
         total: all,
         match: "all",
         next_cursor: nextCursor(query, rows),
+        ...await judgeAnswer(judging, page, ranked),
       };
     }
-    const ranked = await memo(`ranked:${filterKey}`, async () => {
-      const rows = (await findPage(sql, scoreOrder, pagePlan(scoreOrder, all), force, allMatch))
-        .slice(0, candidates);
-      const scores = await scoreRows(sql, rows.map((r) => r.id), units);
-      const boosts = await lifted(rows.map((r) => r.id));
-      const rel = (row: ListRow) => (scores.get(row.id)?.rel ?? 0) + (boosts.get(row.id) ?? 0);
-      return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
-    });
+    const found = await withRest(
+      query,
+      await ranked(),
+      all,
+      (offset, limit, after) => rowsAt(sql, query, allMatch, offset + candidates, limit, after),
+    );
     return {
-      ...await withRest(
-        query,
-        ranked,
-        all,
-        (offset, limit, after) => rowsAt(sql, query, allMatch, offset + candidates, limit, after),
-      ),
+      ...found,
       total: all,
       match: "all",
+      ...await judgeAnswer(judging, found.rows, ranked),
     };
   }
-  if (units.length < 2) return { rows: [], total: 0, match: "all", next_cursor: null };
+  const nothing = { rows: [], total: 0, match: "all" as const, next_cursor: null };
+  if (units.length < 2) {
+    return {
+      ...nothing,
+      ...await judgeAnswer(judging, [], () => Promise.resolve([])),
+    };
+  }
   // Best match: any unit, no exclusion. The rows are chosen by the rare units when there are two
   // or more of them (common words only rank, as in an `all` answer: an OR of common words would
   // count most of the catalogue), else by every unit.
@@ -279,87 +342,57 @@ export async function searchOpportunities(
   const anyQuery = selecting.map((u) => `(${u.q})`).join(" | ");
   const match = (tx: Sql) =>
     tx`and o.search @@ ${anyQuery}::tsquery
-      ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
+      ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``} ${within(tx)}`;
   const total = await memo(
     `any:${filterKey}`,
     () => countOpportunities(sql, query, { forcePlans: force, match }),
   );
-  const ranked = await memo(`anyranked:${filterKey}:${sort}`, async () => {
-    // Candidates: the best-scored rows of each unit, rarest first, until CANDIDATES are found.
-    const found = new Map<number, ListRow>();
-    for (const unit of selecting) {
-      if (found.size >= candidates) break;
-      const one = (tx: Sql) =>
-        tx`and o.search @@ ${unit.q}::tsquery
-          ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``}`;
-      const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
-      for (const row of rows.slice(0, candidates)) found.set(row.id, row);
-    }
-    const near = await liftedRows(sql, lift, { query: scoreOrder, force, match });
-    for (const row of near) found.set(row.id, row);
-    const scores = await scoreRows(sql, [...found.keys()], units);
-    const boosts = await lifted([...found.keys()]);
-    const of = (row: ListRow) => {
-      const s = scores.get(row.id) ?? { hits: 0, rel: 0 };
-      return { hits: s.hits, rel: s.rel + (boosts.get(row.id) ?? 0) };
-    };
-    // Relevance: the rows covering the most of the question (its rare words weigh more, title
-    // words more than description words); another sort: the most words first, then that sort.
-    return [...found.values()].sort((a, b) =>
-      (sort === "relevance" ? of(b).rel - of(a).rel : of(b).hits - of(a).hits) ||
-      compareRows(sort, a, b)
-    );
-  });
+  const anyRanked = (order: string) =>
+    memo(`anyranked:${filterKey}:${order}`, async () => {
+      // Candidates: the best-scored rows of each unit, rarest first, until CANDIDATES are found.
+      const found = new Map<number, ListRow>();
+      for (const unit of selecting) {
+        if (found.size >= candidates) break;
+        const one = (tx: Sql) =>
+          tx`and o.search @@ ${unit.q}::tsquery
+            ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``} ${within(tx)}`;
+        const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
+        for (const row of rows.slice(0, candidates)) found.set(row.id, row);
+      }
+      const near = await liftedRows(sql, lift, { query: scoreOrder, force, match });
+      for (const row of near) found.set(row.id, row);
+      const scores = await scoreRows(sql, [...found.keys()], units);
+      const boosts = await lifted([...found.keys()]);
+      const of = (row: ListRow) => {
+        const s = scores.get(row.id) ?? { hits: 0, rel: 0 };
+        return { hits: s.hits, rel: s.rel + (boosts.get(row.id) ?? 0) };
+      };
+      // Relevance: the rows covering the most of the question (its rare words weigh more, title
+      // words more than description words); another sort: the most words first, then that sort.
+      return [...found.values()].sort((a, b) =>
+        (order === "relevance" ? of(b).rel - of(a).rel : of(b).hits - of(a).hits) ||
+        compareRows(order, a, b)
+      );
+    });
+  const ranked = await anyRanked(sort);
   const rankedIds = ranked.map((r) => r.id);
+  const found = await withRest(query, ranked, total, (offset, limit, after) =>
+    rowsAt(
+      sql,
+      query,
+      (tx) =>
+        tx`${match(tx)} and o.id <> all(array(select jsonb_array_elements_text(${
+          JSON.stringify(rankedIds)
+        }::text::jsonb)::int))`,
+      offset,
+      limit,
+      after,
+    ));
   return {
-    ...await withRest(query, ranked, total, (offset, limit, after) =>
-      rowsAt(
-        sql,
-        query,
-        (tx) =>
-          tx`${match(tx)} and o.id <> all(array(select jsonb_array_elements_text(${
-            JSON.stringify(rankedIds)
-          }::text::jsonb)::int))`,
-        offset,
-        limit,
-        after,
-      )),
+    ...found,
     total,
     // Nothing matches any word either: the answer is the (empty) set of rows matching all.
     match: total > 0 ? "any" : "all",
+    ...await judgeAnswer(judging, found.rows, () => anyRanked("relevance")),
   };
-}
-
-/** A page of the list in its own order (score or newest) with the keyword match of q. */
-async function pageRows(
-  sql: Sql,
-  query: OpportunityQuery,
-  total: number,
-  force: boolean,
-  match?: (sql: Sql) => postgres.Fragment,
-): Promise<ListRow[]> {
-  if ((query.page - 1) * query.page_size >= total) return [];
-  const plan = pagePlan(query, total);
-  return await findPage(sql, query, force ? plan : "planner", force, match);
-}
-
-/**
- * Rows of the list in score order at an offset, past the ranked candidates (an `all` answer's
- * candidates are its first CANDIDATES rows in that order: its caller adds them to the offset).
- */
-async function rowsAt(
-  sql: Sql,
-  query: OpportunityQuery,
-  match: ((sql: Sql) => postgres.Fragment) | undefined,
-  offset: number,
-  limit: number,
-  after?: CursorKey[],
-): Promise<ListRow[]> {
-  const plain = { ...query, cursor: undefined };
-  return await sql<ListRow[]>`
-    select ${listColumns(sql)},
-      (extract(epoch from o.created_at) * 1000000)::bigint::text as k_us
-    from opportunities o ${listFilter(sql, plain, match?.(sql))} ${afterScoreKeys(sql, after)}
-    order by o.score desc, o.created_at desc, o.id desc
-    limit ${limit} offset ${after ? 0 : offset}`;
 }

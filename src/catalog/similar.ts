@@ -18,6 +18,8 @@ import {
   type Term,
   textTerms,
 } from "./similarity.ts";
+import { suggestionsFor } from "./suggestions.ts";
+import { CONFIDENT } from "./judge.ts";
 
 /** Matched words an idea match names (`terms`), heaviest first. */
 export const TERMS = 12;
@@ -61,6 +63,7 @@ export async function findSimilar(
   const rows = await nearest(sql, terms, { source: id, limit: SIMILAR_MAX });
   const start = (query.page - 1) * query.page_size;
   return {
+    confidence: rows[0]?.similarity ?? 0,
     items: rows.slice(start, start + query.page_size).map((row) => ({
       ...toListItem(row, ctx.publicBaseUrl),
       similarity: row.similarity,
@@ -94,7 +97,12 @@ export async function matchIdea(
     JSON.stringify(themeIds)
   }::text::jsonb)::int)`;
   const themes = new Map(themeRows.map((row) => [row.id, row]));
+  const confidence = rows[0]?.similarity ?? 0;
   return {
+    confidence,
+    suggestions: confidence < CONFIDENT && terms.length > 0
+      ? await suggestionsFor(sql, terms, rows.map((r) => ({ id: r.id, relevance: r.similarity })))
+      : [],
     terms: terms.filter((t) => t.df > 0).sort((a, b) =>
       b.weight - a.weight || (a.term < b.term ? -1 : 1)
     )

@@ -3,7 +3,7 @@
  * by REST, MCP and the OpenAPI document. Pure (zod only), like schemas.ts.
  */
 import * as z from "zod";
-import { cleanText, OpportunityListItemSchema, ThemeSchema } from "./schemas.ts";
+import { cleanText, OpportunityListItemSchema, SuggestionSchema, ThemeSchema } from "./schemas.ts";
 
 const Similarity = z.number().min(0).max(1).describe(
   "How near, 0 to 1: 1.0 the same idea; below 0.5 it does not address it (rarer words weigh " +
@@ -21,8 +21,13 @@ export type SimilarQuery = z.infer<typeof SimilarQuerySchema>;
 
 export const SimilarItemSchema = OpportunityListItemSchema.extend({ similarity: Similarity });
 
+const Confidence = z.number().describe(
+  "The best similarity, 0 when none: below 0.5 nothing addresses it (say so or rephrase)",
+);
+
 export const SimilarListSchema = z.object({
   items: z.array(SimilarItemSchema).describe("Nearest first (ties by score, then id)"),
+  confidence: Confidence,
   total: z.number().int().describe("How many similar opportunities there are (at most 100)"),
   page: z.number().int(),
   page_size: z.number().int(),
@@ -53,6 +58,10 @@ export const IdeaMatchSchema = z.object({
   unmatched_terms: z.array(z.string()).describe(
     'The idea\'s significant words that no opportunity holds, as written (e.g. "dentists"): ' +
       "say the catalogue has nothing on them, or rephrase",
+  ),
+  confidence: Confidence,
+  suggestions: z.array(SuggestionSchema).describe(
+    "When confidence < 0.5: the nearest themes and categories, with how to ask for them",
   ),
   themes: z.array(ThemeSchema.extend({ similarity: Similarity })).describe(
     "Nearest themes with their trend, by the best similarity of their opportunities",

@@ -48,19 +48,23 @@ export interface Term {
 }
 
 /** Opportunities in the catalogue (search_terms' row ''), at least 1. */
-function catalogueSize(sql: Sql): postgres.Fragment {
+export function catalogueSize(sql: Sql): postgres.Fragment {
   return sql`(select greatest(coalesce((select docs from search_terms where term = ''), 0), 1)
     ::float8)`;
 }
 
 /** The weight of a word held by `docs` opportunities of `n` (see the module comment). */
-function weightOf(sql: Sql, docs: postgres.Fragment, n: postgres.Fragment): postgres.Fragment {
+export function weightOf(
+  sql: Sql,
+  docs: postgres.Fragment,
+  n: postgres.Fragment,
+): postgres.Fragment {
   return sql`ln(1 + (${n} - greatest(${docs}, ${n} / 1000) + 0.5)
     / (greatest(${docs}, ${n} / 1000) + 0.5))`;
 }
 
 /** Whether the lexeme `l` is a significant word (see the module comment). */
-function significant(sql: Sql, l: postgres.Fragment): postgres.Fragment {
+export function significant(sql: Sql, l: postgres.Fragment): postgres.Fragment {
   return sql`(${l} ~ '[[:alpha:]]' and length(${l}) >= 2 and strpos(${l}, '-') = 0
     and ts_lexize('english_stem', ${l}) is distinct from '{}'::text[])`;
 }
@@ -134,7 +138,7 @@ export async function candidateIds(sql: Sql, terms: Term[], exclude = 0): Promis
 }
 
 /** A lexeme as a tsquery operand: quoted, its quotes and backslashes escaped. */
-function quoteLexeme(term: string): string {
+export function quoteLexeme(term: string): string {
   return `'${term.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 

@@ -25,7 +25,11 @@ export const SIMILAR_TOOLS = [
     tier: "pro",
     inputSchema: SimilarQuerySchema,
     outputSchema: SimilarListSchema,
-    outputBriefs: { items: [...OPPORTUNITY_BRIEF, "similarity"] },
+    // confidence (the best similarity) is answered too; the description says.
+    outputBriefs: {
+      "": ["items", "total", "page", "page_size"],
+      items: [...OPPORTUNITY_BRIEF, "similarity"],
+    },
     operation: "findSimilar",
   },
   {
@@ -34,13 +38,15 @@ export const SIMILAR_TOOLS = [
     description: 'Answers "here is my idea, what is near it?": up to `limit` nearest themes ' +
       "(as list_trending_themes lists them) and opportunities (as query_opportunities, with " +
       "competitors), each with a similarity from 0 to 1 (1.0 the same idea), the words matched " +
-      "and unmatched_terms (the idea's words nothing in the catalogue holds). Below 0.5 nothing " +
-      'addresses the idea: say so ("nothing on dentists") or ask again in other words. ' +
+      "and unmatched_terms (the idea's words nothing in the catalogue holds). Confidence below " +
+      '0.5: nothing addresses the idea: say so ("nothing on dentists") or use a suggestion. ' +
       `${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: IdeaQuerySchema,
     outputSchema: IdeaMatchSchema,
     outputBriefs: {
+      // confidence and suggestions as query_opportunities answers them (the description says).
+      "": ["terms", "unmatched_terms", "themes", "opportunities"],
       themes: [...THEME_BRIEF, "similarity"],
       opportunities: [...OPPORTUNITY_BRIEF, "evidence_count", "competitors", "similarity"],
     },

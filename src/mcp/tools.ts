@@ -100,6 +100,10 @@ const ANNOTATIONS = {
 } as const;
 
 const FREE = "Every plan";
+/** How to read an answer to a question (docs/mcp.md). */
+const CONFIDENCE = "With q: relevance, confidence (0-1), unmatched_terms; below 0.5 nothing " +
+  "answers q: say so, or ask again with a suggestions[].ask.";
+
 const PRO = "Requires the Pro plan (or Business)";
 
 // Descriptions are read by models: say what comes back and how much of it (every answer is
@@ -161,14 +165,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "query_opportunities",
     title: "Search opportunities",
-    description: "Searches validated business opportunities mined from community discussions " +
-      "(Reddit, Hacker News, Product Hunt, ...) by question or keywords and filters. Returns " +
-      "list items (no evidence), pages of at most 100 with a total, a next_cursor and match " +
-      `(all, or any when no item holds every word); get_opportunity has the full record. ${PRO}; ` +
-      "1 call.",
+    description: "Searches business opportunities mined from community discussions by " +
+      "question or keywords and filters: list items (no evidence), pages of at most 100 with " +
+      "total, next_cursor and match (any: no item holds every word); get_opportunity has the " +
+      `full record. ${PRO}; 1 call. ${CONFIDENCE}`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,
+    // suggestions: [{kind, slug, name, summary, ask}], as match_idea's; the description says so.
+    outputBriefs: {
+      "": ["items", "total", "page", "page_size", "next_cursor", "match", "confidence"],
+    },
     annotations: ANNOTATIONS,
     operation: "listOpportunities",
   },
@@ -219,10 +226,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Searches opportunities (up to 10) and articles (up to 5) and returns " +
       "{id, title, url} results, each url a public page to cite; fetch reads an id. " +
       "Opportunities need the Pro plan (1 call); a Free key gets articles (free of charge) " +
-      "and a page:plans result saying so.",
+      `and a page:plans result saying so. Confidence < 0.5: say so.`,
     tier: "free",
     inputSchema: SearchInputSchema,
     outputSchema: SearchResultsSchema,
+    outputBriefs: { "": ["results", "confidence"] },
     annotations: ANNOTATIONS,
     operation: "search",
   },

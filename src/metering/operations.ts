@@ -175,7 +175,10 @@ const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput)
   search({ content }, parse) {
     const q = parse(SearchInputSchema).query.trim();
     // Nothing to look for: no results, as OpenAI's sample server answers, and nothing read.
-    if (!q) return { operation: "listBlogPosts", work: () => Promise.resolve({ results: [] }) };
+    if (!q) {
+      const none = { results: [], confidence: null, unmatched_terms: [], suggestions: [] };
+      return { operation: "listBlogPosts", work: () => Promise.resolve(none) };
+    }
     const articles = { q, page: 1, page_size: SEARCH_ARTICLES };
     const opportunities = OpportunityQuerySchema.parse({
       q,

@@ -111,7 +111,7 @@ export async function serveExport(
   }
   const total = first.total;
   const units = Math.max(1, exportCalls(total));
-  const price = { total, units };
+  const price = { total, units, quality: qualityHeaders(first) };
   if (isHead(request)) {
     if (units > caller.usage.remaining) return quotaRefusal(base, caller, caller.usage, price);
     const headers = exportHeaders(format, price, caller.usage);
@@ -143,12 +143,25 @@ function quotaRefusal(
   return { response: errorResponse(body, usage), caller, quota: "rejected" };
 }
 
+/**
+ * How well the export answers its q (the list's confidence and unmatched_terms), as headers
+ * since the body is rows: none without q. Words are percent-encoded, comma-separated.
+ */
+function qualityHeaders(list: OpportunityList): Record<string, string> {
+  if (list.confidence === null) return {};
+  return {
+    "X-Confidence": String(list.confidence),
+    "X-Unmatched-Terms": list.unmatched_terms.map(encodeURIComponent).join(","),
+  };
+}
+
 function exportHeaders(
   format: "jsonl" | "csv",
-  price: { total: number; units: number },
+  price: { total: number; units: number; quality?: Record<string, string> },
   usage: UsageState,
 ): Record<string, string> {
   return {
+    ...price.quality,
     ...quotaHeaders(usage),
     "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
     "Content-Disposition": `attachment; filename="opportunities.${format}"`,

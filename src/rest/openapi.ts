@@ -177,6 +177,16 @@ function exportOperation() {
         description: "Its price in calls, reserved now and settled at the rows sent",
         schema: { type: "integer" },
       },
+      "X-Confidence": {
+        description: "With q only: the list's confidence, 0-1 (below 0.5 the rows do not " +
+          "address q)",
+        schema: { type: "number" },
+      },
+      "X-Unmatched-Terms": {
+        description: "With q only: the list's unmatched_terms, each percent-encoded, " +
+          "comma-separated (empty when none)",
+        schema: { type: "string" },
+      },
     },
     content: {
       "application/x-ndjson": {

@@ -87,7 +87,15 @@ dbTest("search and fetch, ChatGPT-shaped, on both eras", async (db, t) => {
                 arguments: { query: "invoice" },
               }) as CallToolResult,
             );
-            assert.deepEqual(Object.keys(body), ["results"], "a single key, results");
+            // OpenAI's results, and how well the opportunities answer the query.
+            assert.deepEqual(Object.keys(body).sort(), [
+              "confidence",
+              "results",
+              "suggestions",
+              "unmatched_terms",
+            ]);
+            assert.equal(body.confidence, 1);
+            assert.deepEqual(body.unmatched_terms, []);
             const results = body.results as Result[];
             assert.deepEqual(results.map((r) => r.id), [
               `opportunity:${ids["opp-3"]}`,
@@ -205,7 +213,12 @@ dbTest("search and fetch, ChatGPT-shaped, on both eras", async (db, t) => {
         const blank = jsonOf(
           await client.callTool({ name: "search", arguments: { query: "  " } }) as CallToolResult,
         );
-        assert.deepEqual(blank, { results: [] });
+        assert.deepEqual(blank, {
+          results: [],
+          confidence: null,
+          unmatched_terms: [],
+          suggestions: [],
+        });
         assert.equal(await usedOf(db.sql, free.accountId), 0, "an empty search reads nothing");
       } finally {
         await client.close();

@@ -92,8 +92,8 @@ dbTest("MCP tools/list fits 32,000 characters with all sixteen tools", async (db
     const item = (list.properties as Record<string, Schema>).items.items as Schema;
     assert.deepEqual(
       Object.keys(item.properties as Schema).length,
-      18,
-      "a list item names its 18 fields",
+      19,
+      "a list item names its 18 fields and its relevance",
     );
   });
 

@@ -78,6 +78,7 @@ dbTest(
       assert.equal(res.headers.get("content-type"), "application/x-ndjson");
       assert.equal(res.headers.get("x-total-count"), "1300");
       assert.equal(res.headers.get("x-export-calls"), "2");
+      assert.equal(res.headers.get("x-confidence"), null, "no q: nothing to judge");
       assert.equal(await usedOf(db.sql, accountId), before + 2, "reserved before the body");
       assert.equal(res.headers.get("x-quota-used"), String(before + 2));
       const text = await res.text();
@@ -132,6 +133,9 @@ dbTest(
           assert.equal(res.headers.get("x-total-count"), String(list.total));
           const calls = Math.ceil(list.total / 1000);
           assert.equal(res.headers.get("x-export-calls"), String(calls));
+          // Nothing holds zebra: the rows do not address the question, and the headers say so.
+          assert.ok(Number(res.headers.get("x-confidence")) < 0.5);
+          assert.equal(res.headers.get("x-unmatched-terms"), "zebra");
           const rows = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
           assert.deepEqual(rows.map((r) => r.id), list.items.map((i) => i.id), "the list's order");
           assert.deepEqual(rows, list.items);

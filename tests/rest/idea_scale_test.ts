@@ -126,12 +126,20 @@ dbTest("idea match: one calibrated scale, 1.0 for the same idea", async (db, t) 
     for (const list of [body.opportunities, body.themes]) {
       for (const item of list as Item[]) assert.ok(item.similarity < 0.4, `${item.similarity}`);
     }
+    // The answer says so, and what to ask instead, with how to ask for it.
+    assert.equal(body.confidence, body.opportunities[0].similarity);
+    assert.ok(body.suggestions.length > 0);
+    for (const s of body.suggestions) {
+      assert.deepEqual(s.ask, s.kind === "theme" ? { q: s.name } : { category: s.slug });
+    }
   });
   await t.step("an opportunity's own title and description score 1.0 against it", async () => {
     const [, , title, description] = OPPORTUNITIES[0];
     const { body } = await match(app, key, `${title}. ${description}`);
     assert.equal(body.opportunities[0].id, ids.i1);
     assert.equal(body.opportunities[0].similarity, 1);
+    assert.equal(body.confidence, 1);
+    assert.deepEqual(body.suggestions, []);
     assert.ok(body.opportunities.slice(1).every((o: Item) => o.similarity < 0.9));
   });
   await t.step(
@@ -203,6 +211,7 @@ dbTest("similar opportunities: the same scale, 1.0 for a duplicate", async (db) 
   const body = SimilarListSchema.parse(await res.json());
   assert.equal(body.items[0].id, ids.i9);
   assert.equal(body.items[0].similarity, 1);
+  assert.equal(body.confidence, 1, "the best similarity");
   const others = body.items.slice(1);
   assert.ok(others.every((o) => o.similarity < 0.9));
   const far = others.filter((o) => [ids.t1, ids.t2, ids.d1].includes(o.id));

@@ -1,0 +1,154 @@
+/**
+ * How well an answer to `q` addresses it (src/catalog/judge.ts, confidence.ts, suggestions.ts)
+ * and how a question is read (framing.ts, subject.ts), on the demo data (2,000 opportunities),
+ * on both engines:
+ * - calibration: questions made from the data's words (bench/relevance_questions.ts) answer
+ *   with a confidence of 0.5 or more, questions on what it does not cover
+ *   (tests/helpers/outside_questions.ts) below 0.5, with their unmatched words and suggestions;
+ * - the fields: relevance on each item with q only, confidence null without q;
+ * - framing words do not drive the answer, a named category ranks its opportunities first.
+ */
+import assert from "node:assert/strict";
+import { createContent } from "../../src/catalog/content.ts";
+import { readDataVersion } from "../../src/catalog/common.ts";
+import { type OpportunityList, OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
+import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
+import { relevanceQuestions } from "../../bench/relevance_questions.ts";
+import { OUTSIDE_QUESTIONS } from "../helpers/outside_questions.ts";
+import { dbTest } from "../helpers/db.ts";
+import type { Sql } from "../../src/db/open.ts";
+
+const OPPORTUNITIES = 2000;
+const INSIDE = 120;
+
+async function setup(sql: Sql, forcePlans: boolean) {
+  await seedDemo(sql, { opportunities: OPPORTUNITIES });
+  const content = createContent(sql, { publicBaseUrl: "x", forcePlans }, { maxEntries: 0 });
+  const version = await readDataVersion(sql);
+  const themeOf = new Map(
+    (await sql<{ id: number; category: string }[]>`
+      select o.id, c.slug as category from opportunities o
+      join themes t on t.id = o.theme_id join categories c on c.id = t.category_id`)
+      .map((r) => [r.id, r.category]),
+  );
+  const ask = (params: Record<string, unknown>): Promise<OpportunityList> =>
+    content.listOpportunities(version, OpportunityQuerySchema.parse(params));
+  return { ask, categoryOf: (id: number) => themeOf.get(id) };
+}
+
+dbTest("confidence: calibrated on questions inside and outside the catalogue", async (db, t) => {
+  const { ask } = await setup(db.sql, db.engine === "postgres");
+
+  await t.step("questions from the data's words: 0.5 or more", async () => {
+    const questions = relevanceQuestions(generateDemoRecords({ opportunities: OPPORTUNITIES }), {
+      count: INSIDE,
+    });
+    const low: string[] = [];
+    for (const { q } of questions) {
+      const answer = await ask({ q, page_size: 5 });
+      if ((answer.confidence ?? 0) < 0.5) low.push(`${q}: ${answer.confidence}`);
+      assert.equal(answer.suggestions.length, 0, q);
+    }
+    console.log(`inside: ${questions.length - low.length} of ${questions.length} at 0.5 or more`);
+    assert.deepEqual(low, []);
+  });
+
+  await t.step("questions on what it does not cover: below 0.5, with suggestions", async () => {
+    const high: string[] = [];
+    for (const q of OUTSIDE_QUESTIONS) {
+      const answer = await ask({ q, page_size: 5 });
+      if (answer.confidence === null || answer.confidence >= 0.5) {
+        high.push(`${q}: ${answer.confidence}`);
+      }
+      assert.ok(answer.unmatched_terms.length > 0, `${q}: some word is unmatched`);
+      assert.ok(answer.suggestions.length > 0, `${q}: suggestions`);
+      for (const item of answer.items) assert.ok(item.relevance! < 0.5, q);
+    }
+    console.log(
+      `outside: ${OUTSIDE_QUESTIONS.length - high.length} of ${OUTSIDE_QUESTIONS.length} below 0.5`,
+    );
+    assert.deepEqual(high, []);
+  });
+
+  await t.step("the issue's examples: nothing on dentists, no podcasts", async () => {
+    const dentists = await ask({ q: "SaaS opportunities for dentists" });
+    assert.ok(dentists.confidence! < 0.5);
+    assert.deepEqual(dentists.unmatched_terms, ["dentists"]);
+    const podcast = await ask({ q: "podcast editing is too slow" });
+    assert.ok(podcast.confidence! < 0.5);
+    assert.deepEqual(podcast.unmatched_terms, ["podcast"]);
+    // The nearest theme is suggested, with how to ask for it.
+    const photos = podcast.suggestions.find((s) => s.slug === "product-photos");
+    assert.deepEqual(photos?.ask, { q: "Product photos" });
+    assert.ok(podcast.suggestions.some((s) => s.kind === "category" && s.ask.category === s.slug));
+  });
+});
+
+dbTest("confidence: the fields with and without q", async (db, t) => {
+  const { ask } = await setup(db.sql, db.engine === "postgres");
+
+  await t.step("without q: no relevance, confidence null", async () => {
+    const list = await ask({ page_size: 3 });
+    assert.equal(list.confidence, null);
+    assert.deepEqual(list.unmatched_terms, []);
+    assert.deepEqual(list.suggestions, []);
+    for (const item of list.items) assert.equal("relevance" in item, false);
+  });
+
+  await t.step("with q: each item's relevance, the best is the confidence", async () => {
+    const list = await ask({ q: "chase late invoices for freelance designers", page_size: 5 });
+    assert.equal(list.items.length, 5);
+    for (const item of list.items) assert.ok(item.relevance! >= 0 && item.relevance! <= 1);
+    assert.equal(list.confidence, Math.max(...list.items.map((i) => i.relevance!)));
+    assert.equal(list.confidence, 1);
+    // The same confidence on every page and in every order.
+    const next = await ask({ q: "chase late invoices for freelance designers", page: 2 });
+    const byScore = await ask({ q: "chase late invoices for freelance designers", sort: "score" });
+    assert.equal(next.confidence, list.confidence);
+    assert.equal(byScore.confidence, list.confidence);
+  });
+});
+
+dbTest("framing words do not drive the answer; a named category comes first", async (db, t) => {
+  const { ask, categoryOf } = await setup(db.sql, db.engine === "postgres");
+
+  await t.step("what is growing in developer tools this quarter: developer tools", async () => {
+    const list = await ask({ q: "what is growing in developer tools this quarter" });
+    assert.ok(list.items.length > 0);
+    for (const item of list.items) {
+      assert.equal(categoryOf(item.id), "developer-tools", item.title);
+      assert.doesNotMatch(item.title, /quarter/i);
+    }
+    assert.ok(list.confidence! >= 0.5);
+  });
+
+  await t.step("a category named with other words: its rows that hold them", async () => {
+    // Spreadsheets are in four categories' titles; no title says "e-commerce".
+    const list = await ask({ q: "e-commerce without a spreadsheet" });
+    assert.ok(list.items.length > 0);
+    for (const item of list.items) {
+      assert.equal(categoryOf(item.id), "ecommerce", item.title);
+      assert.match(item.title, /spreadsheet/i);
+    }
+    assert.ok(list.confidence! >= 0.5);
+    const all = await ask({ q: "without a spreadsheet", page_size: 100 });
+    assert.ok(all.items.some((i) => categoryOf(i.id) !== "ecommerce"), "others have them too");
+  });
+
+  await t.step("framing words alone: the list as without q, not rows holding them", async () => {
+    const plain = await ask({ page_size: 20 });
+    for (const q of ["startup ideas this quarter", "low effort side project ideas"]) {
+      const list = await ask({ q, page_size: 20 });
+      assert.deepEqual(list.items.map((i) => i.id), plain.items.map((i) => i.id), q);
+      assert.equal(list.total, plain.total, q);
+      assert.equal(list.confidence, null, q);
+    }
+  });
+
+  await t.step("framing words around a subject: the subject's answer", async () => {
+    const bare = await ask({ q: "quarantine flaky tests" });
+    const framed = await ask({ q: "startup ideas to quarantine flaky tests this quarter" });
+    assert.deepEqual(framed.items.map((i) => i.id), bare.items.map((i) => i.id));
+    assert.equal(framed.total, bare.total);
+  });
+});
