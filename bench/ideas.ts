@@ -73,13 +73,13 @@ const IDEA_PHRASINGS: ((a: string, j: string) => string)[] = [
   (a, j) => `Software so that ${a} can ${j} in minutes`,
 ];
 
-interface Idea {
+export interface Idea {
   text: string;
   theme: string;
   right: string[];
 }
 
-function judgedIdeas(count: number): Idea[] {
+export function judgedIdeas(count: number): Idea[] {
   const themeOf = new Map(
     CATEGORIES.flatMap((c) => c.themes.flatMap((t) => t.jobs.map((j) => [j, t.slug]))),
   );
@@ -236,7 +236,7 @@ async function loadAverage(): Promise<string> {
     .join(" ");
 }
 
-async function runScale(url: string, ideas: Idea[]): Promise<string> {
+export async function runScale(url: string, ideas: Idea[]): Promise<string> {
   const config = readConfig({ DATABASE_URL: url, PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
   const db = await openDatabase(config, { serving: true });
   const connections = Number(arg("--connections", "50"));

@@ -25,6 +25,7 @@ import { nextCursor } from "./opportunity_cursor.ts";
 import { pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
+import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
@@ -238,6 +239,10 @@ async function answerSubject(
   const { memo } = options;
   const { units: texts, exclusions } = searchUnits(text);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
+  // The themes of a question in other words lift their rows, below its own words (expansion.ts).
+  const lift = await memo(`lift:${text}`, () => themeLift(sql, text));
+  const lifted = (ids: number[]) =>
+    themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0));
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
   // Within the named category or theme; a question of framing words only: every row.
@@ -302,7 +307,8 @@ async function answerSubject(
         const rows = (await findPage(sql, scoreOrder, plan, force, allMatch))
           .slice(0, candidates);
         const scores = await scoreRows(sql, rows.map((r) => r.id), units);
-        const rel = (row: ListRow) => scores.get(row.id)?.rel ?? 0;
+        const boosts = await lifted(rows.map((r) => r.id));
+        const rel = (row: ListRow) => (scores.get(row.id)?.rel ?? 0) + (boosts.get(row.id) ?? 0);
         return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
       });
     if (sort !== "relevance") {
@@ -360,8 +366,14 @@ async function answerSubject(
         const rows = await findPage(sql, scoreOrder, pagePlan(scoreOrder, unit.df), force, one);
         for (const row of rows.slice(0, candidates)) found.set(row.id, row);
       }
+      const near = await liftedRows(sql, lift, { query: scoreOrder, force, match });
+      for (const row of near) found.set(row.id, row);
       const scores = await scoreRows(sql, [...found.keys()], units);
-      const of = (row: ListRow) => scores.get(row.id) ?? { hits: 0, rel: 0 };
+      const boosts = await lifted([...found.keys()]);
+      const of = (row: ListRow) => {
+        const s = scores.get(row.id) ?? { hits: 0, rel: 0 };
+        return { hits: s.hits, rel: s.rel + (boosts.get(row.id) ?? 0) };
+      };
       // Relevance: the rows covering the most of the question (its rare words weigh more, title
       // words more than description words); another sort: the most words first, then that sort.
       return [...found.values()].sort((a, b) =>

@@ -1,0 +1,212 @@
+/**
+ * A question in other words: which themes it is about, when its words are not the catalogue's
+ * ("clients who never pay me on time" for late invoices). search.ts ranks rows of those themes
+ * higher, below the question's own words (see `themeBoosts`).
+ *
+ * - Word meaning: the vectors of sql/0021_word_vectors.sql (GloVe, generated once by
+ *   scripts/word_vectors.ts): two words used alike have a high cosine ("owed" and "unpaid").
+ * - A theme's words: the words of its best-scored opportunities (title, description, features,
+ *   competitors) found in at least MIN_SHARE of them and concentrated in it (MIN_CONCENTRATION of
+ *   their share across themes): the catalogue's own co-occurrences, read again every PROFILE_TTL.
+ * - A theme's score: for each significant word of the question, its best cosine with a word of
+ *   the theme (below FLOOR counts nothing), averaged over the question's words, plus CENTROID
+ *   times the cosine of the question's mean vector with the theme's weighted mean.
+ */
+import type postgres from "postgres";
+import type { Sql } from "../db/open.ts";
+import { findPage, type ListRow } from "./opportunities.ts";
+import type { OpportunityQuery } from "./schemas.ts";
+
+const PROFILE_ROWS = 50;
+const PROFILE_TTL_MS = 10 * 60_000;
+const PROFILE_RETRY_MS = 60_000;
+const MIN_SHARE = 0.05;
+const MIN_CONCENTRATION = 0.2;
+const FLOOR = 0.2;
+const CENTROID = 1;
+/** Themes a question lifts, at most. */
+const THEMES = 3;
+
+// Words that say nothing of a subject: PostgreSQL's English stop words are dropped by the
+// database; these are the common ones it keeps.
+const GENERIC = new Set(
+  ("get got have has had are was were been can will would should could do does did don not no " +
+    "this these those there here so too very more most much many some any all each every one " +
+    "out up about into over after before than then just also still only same other another off " +
+    "again make made want need use using way thing things")
+    .split(" "),
+);
+
+interface Profile {
+  theme: number;
+  words: Float32Array[];
+  centroid: Float32Array;
+}
+
+/** Themes the question is about, each with a weight from 0 to 1 (the first has 1). */
+export interface ThemeLift {
+  themes: [theme: number, weight: number][];
+}
+
+function unit(bytes: Uint8Array): Float32Array {
+  const v = new Float32Array(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < v.length; i++) v[i] /= n;
+  return v;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+const profiles = new WeakMap<Sql, { at: number; value: Promise<Profile[]> }>();
+
+/** The words of every theme (see the module comment), kept PROFILE_TTL_MS per database. */
+function themeProfiles(sql: Sql): Promise<Profile[]> {
+  const kept = profiles.get(sql);
+  if (kept && Date.now() - kept.at < PROFILE_TTL_MS) return kept.value;
+  // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
+  // under load), questions are answered without it, and the next try waits PROFILE_RETRY_MS.
+  const value = readProfiles(sql).catch(() => {
+    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value });
+    return [];
+  });
+  profiles.set(sql, { at: Date.now(), value });
+  return value;
+}
+
+async function readProfiles(sql: Sql): Promise<Profile[]> {
+  const rows = await sql<{ theme: number; share: number; concentration: number; v: Uint8Array }[]>`
+    with picked as (
+      select t.id as theme, o.id, lower(o.title || ' ' || o.description || ' ' ||
+        array_to_string(o.key_features, ' ') || ' ' || array_to_string(o.competitors, ' ')) as text
+      from themes t cross join lateral (
+        select o.id, o.title, o.description, o.key_features, o.competitors from opportunities o
+        where o.theme_id = t.id and o.is_online_deliverable order by o.score desc, o.created_at desc, o.id desc
+        limit ${PROFILE_ROWS}) o
+    ),
+    sizes as (select theme, count(*)::float8 as n from picked group by theme),
+    words as (
+      select distinct p.theme, p.id, w.word
+      from picked p, regexp_split_to_table(p.text, '[^a-z]+') as w(word)
+      where length(w.word) > 1
+    ),
+    shares as (
+      select c.theme, c.word, c.n / s.n as share, sum(c.n / s.n) over (partition by c.word) as total
+      from (select theme, word, count(*)::float8 as n from words group by theme, word) c
+      join sizes s on s.theme = c.theme
+    )
+    select c.theme, c.share, c.share / c.total as concentration, v.v
+    from shares c join word_vectors v on v.word = c.word
+    where c.share >= ${MIN_SHARE} and c.share / c.total >= ${MIN_CONCENTRATION}
+      and ts_lexize('english_stem', c.word) <> '{}'
+      and c.word not in (select jsonb_array_elements_text(${
+    JSON.stringify([...GENERIC])
+  }::text::jsonb))`;
+  const byTheme = new Map<number, { words: Float32Array[]; sum: Float32Array }>();
+  for (const r of rows) {
+    const v = unit(r.v);
+    const p = byTheme.get(r.theme) ?? { words: [], sum: new Float32Array(v.length) };
+    p.words.push(v);
+    for (let i = 0; i < v.length; i++) p.sum[i] += r.share * r.concentration * v[i];
+    byTheme.set(r.theme, p);
+  }
+  return [...byTheme].map(([theme, p]) => {
+    const n = Math.sqrt(dot(p.sum, p.sum)) || 1;
+    return { theme, words: p.words, centroid: p.sum.map((x) => x / n) };
+  });
+}
+
+/** The themes `q` is about (see the module comment); none when no word of it is known. */
+export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeLift> {
+  const words = [...new Set(q?.toLowerCase().match(/[a-z]+/g) ?? [])]
+    .filter((w) => w.length > 1 && !GENERIC.has(w));
+  if (words.length === 0) return { themes: [] };
+  const found = await sql<{ v: Uint8Array }[]>`
+    select v from word_vectors
+    where word in (select jsonb_array_elements_text(${JSON.stringify(words)}::text::jsonb))
+      and ts_lexize('english_stem', word) <> '{}'`;
+  if (found.length === 0) return { themes: [] };
+  const vectors = found.map((r) => unit(r.v));
+  const mean = new Float32Array(vectors[0].length);
+  for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i] += v[i];
+  const norm = Math.sqrt(dot(mean, mean)) || 1;
+  const scored = (await themeProfiles(sql)).map((p) => {
+    let sum = 0;
+    for (const v of vectors) {
+      let best = 0;
+      for (const w of p.words) best = Math.max(best, dot(v, w));
+      sum += Math.max(0, (best - FLOOR) / (1 - FLOOR));
+    }
+    return {
+      theme: p.theme,
+      score: sum / vectors.length + CENTROID * dot(mean, p.centroid) / norm,
+    };
+  }).sort((a, b) => b.score - a.score);
+  if (scored.length === 0) return { themes: [] };
+  // Weights relative to the first theme, measured from the first theme left out (or the last).
+  const base = scored[Math.min(THEMES, scored.length - 1)].score;
+  const span = scored[0].score - base;
+  if (span <= 0) return { themes: [] };
+  return {
+    themes: scored.slice(0, THEMES).map((s) => [s.theme, (s.score - base) / span]),
+  };
+}
+
+/**
+ * What the lift adds to the relevance of the rows `ids`: `weight` (the question's own words'
+ * full relevance) times SHARE times the weight of the row's theme. SHARE < 1: a row that covers
+ * the question in its own words ranks above one that only belongs to the right theme.
+ */
+export const SHARE = 0.5;
+
+export async function themeBoosts(
+  sql: Sql,
+  ids: number[],
+  lift: ThemeLift,
+  weight: number,
+): Promise<Map<number, number>> {
+  if (ids.length === 0 || lift.themes.length === 0) return new Map();
+  const of = new Map(lift.themes);
+  const rows = await sql<{ id: number; theme_id: number }[]>`
+    select o.id, o.theme_id from opportunities o
+    where o.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)::int)`;
+  return new Map(rows.map((r) => [r.id, SHARE * weight * (of.get(r.theme_id) ?? 0)]));
+}
+
+/** Rows of a lifted theme a best-match answer adds to its candidates, at most. */
+const LIFTED_ROWS = 30;
+/** ...found among the theme's first LIFTED_SCAN rows in score order (a bounded walk). */
+const LIFTED_SCAN = 500;
+
+/**
+ * The best rows that `match` of each theme lifted by half or more: candidates of a best-match
+ * answer (whose candidates are otherwise the best-scored rows of each word, which at a million
+ * rows can all belong to other themes). `query` is the list query in score order.
+ */
+export async function liftedRows(
+  sql: Sql,
+  lift: ThemeLift,
+  options: { query: OpportunityQuery; force: boolean; match: (sql: Sql) => postgres.Fragment },
+): Promise<ListRow[]> {
+  const rows: ListRow[] = [];
+  for (const [theme] of lift.themes.filter(([, weight]) => weight >= 0.5)) {
+    rows.push(
+      ...await findPage(
+        sql,
+        { ...options.query, page_size: LIFTED_ROWS },
+        "planner",
+        options.force,
+        (tx) =>
+          tx`${options.match(tx)} and o.id in (
+            select l.id from opportunities l where l.theme_id = ${theme}
+            order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`,
+      ),
+    );
+  }
+  return rows;
+}
