@@ -9,7 +9,8 @@ import type { Sql } from "../db/open.ts";
 import type { CursorKey } from "./cursor.ts";
 import { findPage, listColumns, listFilter, type ListRow, pagePlan } from "./opportunities.ts";
 import { afterScoreKeys, questionCursor, questionPosition } from "./opportunity_cursor.ts";
-import type { OpportunityQuery } from "./schemas.ts";
+import type { OpportunityQuery, OpportunitySort } from "./schemas.ts";
+import { isSubScoreSort, subScoreValue } from "./sub_scores.ts";
 
 /**
  * A page of a question's list: its ranked candidates, then the rest of the matches, which
@@ -89,4 +90,25 @@ export async function rowsAt(
     from opportunities o ${listFilter(sql, plain, match?.(sql))} ${afterScoreKeys(sql, after)}
     order by o.score desc, o.created_at desc, o.id desc
     limit ${limit} offset ${after ? 0 : offset}`;
+}
+
+/** The effective order of a list query: relevance with q unless another sort is asked for. */
+export function effectiveSort(query: OpportunityQuery): OpportunitySort {
+  return query.sort ?? (query.q?.trim() ? "relevance" : "score");
+}
+
+function time(value: Date | string): number {
+  return (value instanceof Date ? value : new Date(value)).getTime();
+}
+
+/**
+ * The list order after hits and relevance: score, newest, id (or newest, id; or a sub-score
+ * first, src/catalog/sub_scores.ts).
+ */
+export function compareRows(sort: string, a: ListRow, b: ListRow): number {
+  if (isSubScoreSort(sort) && subScoreValue(a, sort) !== subScoreValue(b, sort)) {
+    return subScoreValue(b, sort) - subScoreValue(a, sort);
+  }
+  if (sort !== "newest" && a.score !== b.score) return b.score - a.score;
+  return time(b.created_at) - time(a.created_at) || b.id - a.id;
 }

@@ -19,10 +19,9 @@
 import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
 import { countOpportunities, findPage, type ListRow, pagePlan } from "./opportunities.ts";
-import type { MatchKind, OpportunityQuery, OpportunitySort } from "./schemas.ts";
-import { isSubScoreSort, subScoreValue } from "./sub_scores.ts";
+import type { MatchKind, OpportunityQuery } from "./schemas.ts";
 import { nextCursor } from "./opportunity_cursor.ts";
-import { pageRows, rowsAt, withRest } from "./question_pages.ts";
+import { compareRows, effectiveSort, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
 import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
@@ -180,27 +179,6 @@ export interface SearchPage extends Judged {
   match: MatchKind;
   /** The cursor of the next page; null on the last. */
   next_cursor: string | null;
-}
-
-/** The effective order of a list query: relevance with q unless another sort is asked for. */
-export function effectiveSort(query: OpportunityQuery): OpportunitySort {
-  return query.sort ?? (query.q?.trim() ? "relevance" : "score");
-}
-
-function time(value: Date | string): number {
-  return (value instanceof Date ? value : new Date(value)).getTime();
-}
-
-/**
- * The list order after hits and relevance: score, newest, id (or newest, id; or a sub-score
- * first, src/catalog/sub_scores.ts).
- */
-function compareRows(sort: string, a: ListRow, b: ListRow): number {
-  if (isSubScoreSort(sort) && subScoreValue(a, sort) !== subScoreValue(b, sort)) {
-    return subScoreValue(b, sort) - subScoreValue(a, sort);
-  }
-  if (sort !== "newest" && a.score !== b.score) return b.score - a.score;
-  return time(b.created_at) - time(a.created_at) || b.id - a.id;
 }
 
 /**
