@@ -51,6 +51,7 @@ export function opportunityScope(query: OpportunityQuery): string {
     min_score: query.min_score,
     recommendation: query.recommendation,
     category: query.category,
+    theme: query.theme,
     online_only: query.online_only,
     sort: sortOf(query),
   });

@@ -167,7 +167,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Search opportunities",
     description: "Searches business opportunities mined from community discussions by " +
       "question or keywords and filters: list items (no evidence), pages of at most 100 with " +
-      "total, next_cursor and match (any: no item holds every word); get_opportunity has the " +
+      "total, next_cursor and match; get_opportunity has the " +
       `full record. ${PRO}; 1 call. ${CONFIDENCE}`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,

@@ -65,6 +65,7 @@ const NOW = {
   channel: "channel_name",
   recommendation: "recommendation",
   category: "category",
+  theme: "theme",
   search: "search",
 };
 const BEFORE = {
@@ -74,10 +75,14 @@ const BEFORE = {
   channel: "old_channel",
   recommendation: "old_recommendation",
   category: "old_category",
+  theme: "old_theme",
   search: "old_search",
 };
 
-/** True when the changed row `x`, read from `columns`, matches watch `w`'s filters. */
+/**
+ * True when the changed row `x`, read from `columns`, matches watch `w`'s filters. The theme is
+ * read from the stored query itself (as validated), which needs no column of its own.
+ */
 function watchMatches(sql: Sql, columns: typeof NOW) {
   const x = (column: string) => sql(`x.${column}`);
   return sql`(not w.online_only or ${x(columns.online)})
@@ -86,6 +91,7 @@ function watchMatches(sql: Sql, columns: typeof NOW) {
     and (w.channel is null or ${x(columns.channel)} = w.channel)
     and (w.recommendation is null or ${x(columns.recommendation)} = w.recommendation)
     and (w.category is null or ${x(columns.category)} = w.category)
+    and (w.query->>'theme' is null or ${x(columns.theme)} = w.query->>'theme')
     and (w.tsq is null or ${x(columns.search)} @@ w.tsq)`;
 }
 
@@ -103,10 +109,11 @@ export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
   const [row] = await sql<MatchSummary[]>`
     with changed as materialized (
       select o.id, o.score, o.platform, o.channel_name, o.recommendation,
-        o.is_online_deliverable, o.search, c.slug as category,
+        o.is_online_deliverable, o.search, c.slug as category, t.slug as theme,
         x.existed, x.score as old_score, x.platform as old_platform,
         x.channel_name as old_channel, x.recommendation as old_recommendation,
-        x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category
+        x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category,
+        ot.slug as old_theme
       from pg_temp.watch_changes x
       join opportunities o on o.id = x.id
       join themes t on t.id = o.theme_id

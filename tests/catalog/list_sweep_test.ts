@@ -28,7 +28,9 @@ function plainWhere(sql: Sql, q: OpportunityQuery) {
   })
       and (${q.category ?? null}::text is null or o.theme_id in (
         select t.id from themes t join categories c on c.id = t.category_id
-        where c.slug = ${q.category ?? null}))`;
+        where c.slug = ${q.category ?? null}))
+      and (${q.theme ?? null}::text is null or o.theme_id in (
+        select t.id from themes t where t.slug = ${q.theme ?? null}))`;
 }
 
 /** The ids of the whole list and its total, by a plain count(*) and order by. */
@@ -53,6 +55,7 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
     platform: maybe(values.platforms, 0.5),
     channel: maybe(values.channels, 0.15),
     category: maybe(values.categories, 0.25),
+    theme: maybe(values.themes, 0.2),
     recommendation: maybe(RECOMMENDATIONS, 0.5),
     min_score: next() < 0.8 ? Math.floor(next() * 91) : 0,
     online_only: next() < 0.7,
@@ -110,5 +113,6 @@ dbTest("every combination of filters, sorts and pages equals count(*) and order 
   await sql`update opportunities set score = 100 - score where id % 3 = 0`;
   await sql`update opportunities set platform = upper(platform), recommendation = 'Skip'
     where id % 7 = 1`;
+  await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
   await sweep(sql, 39, 150, "after updates");
 });
