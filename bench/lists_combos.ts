@@ -1,8 +1,8 @@
 /**
  * The random-combinations scenario of bench:lists: distinct query strings of the list filters
  * drawn with a fixed seed (min_score 0-90, recommendation half the time, platform half the time,
- * category and channel now and then, each sub-score bound and a sub-score order now and then,
- * page 1-50), loaded with wrk at 50 connections:
+ * category, channel or theme now and then, each sub-score bound and a sub-score order now and
+ * then, page 1-50), loaded with wrk at 50 connections:
  *
  * - cold: a fresh server (its cache empty), the first pass over the strings, in order, each
  *   string asked once (the list is made long enough for the whole run);
@@ -17,14 +17,23 @@ import { type WrkResult, wrkRun } from "./wrk.ts";
 import { mulberry32 as random } from "../src/ingest/demo_random.ts";
 
 /** The values the strings draw from, as the database has them. */
+export interface ComboValues {
+  platforms: string[];
+  categories: string[];
+  channels: string[];
+  themes: string[];
+}
+
+/** The values the strings draw from, read from the database. */
 export async function comboValues(
   url: string,
-): Promise<{ platforms: string[]; categories: string[]; channels: string[] }> {
+): Promise<ComboValues> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const platforms = await sql<{ v: string }[]>`
       select distinct platform as v from opportunity_counts_by_platform order by 1`;
     const categories = await sql<{ v: string }[]>`select slug as v from categories order by 1`;
+    const themes = await sql<{ v: string }[]>`select slug as v from themes order by 1`;
     // The channels with the most rows: a channel of a handful of rows tells nothing.
     const channels = await sql<{ v: string }[]>`
       select channel_name as v from opportunity_counts group by 1 order by sum(n) desc limit 40`;
@@ -32,6 +41,7 @@ export async function comboValues(
       platforms: platforms.map((r) => r.v),
       categories: categories.map((r) => r.v),
       channels: channels.map((r) => r.v),
+      themes: themes.map((r) => r.v),
     };
   } finally {
     await sql.end({ timeout: 5 });
@@ -54,7 +64,7 @@ const SUB_SCORE_SORTS = [
 /** `count` distinct query strings of the list, the same on every run (seed 38). */
 export function comboPaths(
   count: number,
-  values: { platforms: string[]; categories: string[]; channels: string[] },
+  values: ComboValues,
 ): string[] {
   const next = random(38);
   const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)];
@@ -69,6 +79,7 @@ export function comboPaths(
     const extra = next();
     if (extra < 0.1) params.set("category", pick(values.categories));
     else if (extra < 0.15) params.set("channel", pick(values.channels));
+    else if (extra < 0.3) params.set("theme", pick(values.themes));
     for (const bound of SUB_SCORE_BOUNDS) {
       if (next() < 0.15) params.set(bound, String(Math.floor(next() * 11)));
     }

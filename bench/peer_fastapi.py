@@ -31,6 +31,7 @@ async def opportunities(
     platform: Optional[str] = None,
     channel: Optional[str] = None,
     category: Optional[str] = None,
+    theme: Optional[str] = None,
     min_score: int = Query(0, ge=0, le=100),
     recommendation: Optional[str] = None,
     online_only: bool = True,
@@ -57,6 +58,9 @@ async def opportunities(
             f"theme_id in (select t.id from themes t join categories c on c.id = t.category_id "
             f"where c.slug = ${len(args)})"
         )
+    if theme:
+        args.append(theme)
+        where.append(f"theme_id in (select t.id from themes t where t.slug = ${len(args)})")
     if min_score > 0:
         args.append(min_score)
         where.append(f"score >= ${len(args)}")

@@ -21,7 +21,7 @@ export const PLANS_ID = "page:plans";
 
 export const SearchInputSchema = z.object({
   query: cleanText(z.string().max(100, "must be at most 100 characters")).describe(
-    "What to look for, at most 100 characters: keywords in web-search syntax, matched in the " +
+    "What to look for: keywords in web-search syntax, matched in the " +
       "titles and descriptions of opportunities and the titles and excerpts of articles " +
       '(word prefixes, "quoted phrases", -exclusions, OR)',
   ),

@@ -42,7 +42,7 @@ import type {
 export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
-  /** The list of `query`; `theme` is the public pages' filter (ListQuery). */
+  /** The list of `query`. */
   listOpportunities(version: number, query: ListQuery): Promise<OpportunityList>;
   /**
    * The pages of the list at `query` for an export (src/rest/export.ts): the list's own answer

@@ -21,12 +21,8 @@ export {
   toListItem,
 } from "./list_items.ts";
 
-/**
- * A list query as the catalogue's own pages ask it: the API's filters and one more, `theme` (a
- * theme slug), which only the public pages offer (src/web/public/); the cache keys, counts and
- * searches carry it like any other filter.
- */
-export type ListQuery = OpportunityQuery & { theme?: string };
+/** A list query, as the API and the catalogue's own pages (src/web/public/) ask it. */
+export type ListQuery = OpportunityQuery;
 
 /**
  * The order of a list query: by score (the list sort), newest first, or by relevance to `q`

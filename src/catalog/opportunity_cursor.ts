@@ -62,6 +62,7 @@ export function opportunityScope(query: OpportunityQuery): string {
     min_score: query.min_score,
     recommendation: query.recommendation,
     category: query.category,
+    theme: query.theme,
     online_only: query.online_only,
     min_pain_point_intensity: query.min_pain_point_intensity,
     min_willingness_to_pay: query.min_willingness_to_pay,

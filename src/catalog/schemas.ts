@@ -74,8 +74,8 @@ const Cursor = cleanText(z.string().max(1000, "must be at most 1000 characters")
 
 export const OpportunityQuerySchema = z.object({
   q: Q.optional().describe(
-    "A question or keywords, at most 100 characters, matched in the title or the description, " +
-      'ignoring case and accents: English stems ("invoicing" finds "invoices"), word prefixes ' +
+    "A question or keywords matched in the title or the description, ignoring case and " +
+      'accents: English stems ("invoicing" finds "invoices"), word prefixes ' +
       '("invoi"), stop words optional, "quoted words" in order, -word excludes, a OR b. When no ' +
       "row holds every word, those holding the most come first (match: any)",
   ),
@@ -92,6 +92,9 @@ export const OpportunityQuerySchema = z.object({
   category: cleanText(z.string().max(100, "must be at most 100 characters")).optional().describe(
     "Category slug (see get_overview)",
   ),
+  theme: z.string().max(200, "must be at most 200 characters")
+    .regex(SLUG_PATTERN, "must be a slug of lowercase letters, digits and dashes").optional()
+    .describe("Theme slug"),
   online_only: z.boolean("must be true or false").default(true).describe(
     "Only ideas that can ship as software (default true)",
   ),
@@ -117,7 +120,7 @@ export type OpportunityQuery = z.infer<typeof OpportunityQuerySchema>;
 
 export const BlogQuerySchema = z.object({
   q: Q.optional().describe(
-    "A question or keywords, at most 100 characters, matched in the title or the excerpt " +
+    "A question or keywords matched in the title or the excerpt " +
       "with the syntax of the opportunity list's q",
   ),
   page: Page,
@@ -231,8 +234,8 @@ export const SuggestionSchema = z.object({
   slug: z.string(),
   name: z.string(),
   summary: z.string(),
-  ask: z.object({ category: z.string().optional(), q: z.string().optional() }).describe(
-    "Ask again with these parameters: {category} for a category, {q: its name} for a theme",
+  ask: z.object({ category: z.string().optional(), theme: z.string().optional() }).describe(
+    "Ask again with these parameters: {category} or {theme}, each a slug",
   ),
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;

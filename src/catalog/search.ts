@@ -239,7 +239,8 @@ async function answerSubject(
   // matches its words).
   const framed = plain && !named && units.length === 0 && exclusions.length === 0;
   const byName = named && units.length === 0 && exclusions.length === 0 &&
-    (!query.category || query.category === named.slug && named.kind === "category");
+    (!query.category || query.category === named.slug && named.kind === "category") &&
+    (!query.theme || query.theme === named.slug && named.kind === "theme");
   // The words every row of an `all` answer holds: the significant ones, less the common ones
   // when some are rare (see COMMON_SHARE); then the whole subject in web-search syntax.
   const required = units.filter((u) => !isCommon(u));

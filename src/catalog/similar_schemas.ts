@@ -42,7 +42,7 @@ export const IdeaQuerySchema = z.object({
     ),
     { multiline: true },
   ).describe(
-    "The idea in a sentence or a paragraph, at most 1,000 characters, for example " +
+    "The idea in a sentence or a paragraph, for example " +
       '"An app that helps freelance designers chase late invoices"',
   ),
   limit: z.number().int("must be an integer").min(1, "must be at least 1")

@@ -46,7 +46,7 @@ export async function suggestionsFor(
       left join b on b.theme_id = th.id
     ),
     top_themes as (
-      select 'theme' as kind, slug, name, summary, jsonb_build_object('q', name) as ask, near
+      select 'theme' as kind, slug, name, summary, jsonb_build_object('theme', slug) as ask, near
       from themed where near > 0 order by near desc, slug limit ${THEMES}
     ),
     cats as (

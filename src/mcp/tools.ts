@@ -115,8 +115,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "get_overview",
     title: "Market overview",
     description: "Start here. Returns every category (slug, name, description, theme and " +
-      "opportunity counts), the five themes trending up fastest, and totals. The category " +
-      `slugs are what other tools filter by. ${FREE}; 1 call.`,
+      "opportunity counts), the five themes trending up fastest, and totals. Their slugs are " +
+      `what other tools filter by. ${FREE}; 1 call.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: OverviewSchema,
@@ -154,8 +154,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_blog_post",
     title: "Read a blog article",
-    description: "Returns one published article by slug with its whole Markdown body (as " +
-      `imported, at most 1,000,000 characters). ${FREE}; free of charge.`,
+    description: "Returns one published article by slug with its whole Markdown body (at most " +
+      `1,000,000 characters). ${FREE}; free of charge.`,
     tier: "free",
     inputSchema: BlogSlugSchema,
     outputSchema: BlogPostSchema,
@@ -167,7 +167,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Search opportunities",
     description: "Searches business opportunities mined from community discussions by " +
       "question or keywords and filters: list items (no evidence), pages of at most 100 with " +
-      "total, next_cursor and match (any: no item holds every word); get_opportunity has the " +
+      "total, next_cursor and match; get_opportunity has the " +
       `full record. ${PRO}; 1 call. ${CONFIDENCE}`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,

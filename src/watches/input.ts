@@ -86,6 +86,7 @@ export function parseWatchQuery(input: Record<string, unknown> | string): WatchQ
     min_score: parsed.min_score,
     ...(parsed.recommendation ? { recommendation: parsed.recommendation } : {}),
     ...(parsed.category ? { category: parsed.category } : {}),
+    ...(parsed.theme ? { theme: parsed.theme } : {}),
     online_only: parsed.online_only,
     ...subScoreBounds(parsed),
   };

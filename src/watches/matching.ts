@@ -69,6 +69,7 @@ const NOW = {
   channel: "channel_name",
   recommendation: "recommendation",
   category: "category",
+  theme: "theme",
   search: "search",
   pain: "pain_point_intensity",
   wtp: "willingness_to_pay_score",
@@ -82,6 +83,7 @@ const BEFORE = {
   channel: "old_channel",
   recommendation: "old_recommendation",
   category: "old_category",
+  theme: "old_theme",
   search: "old_search",
   pain: "old_pain",
   wtp: "old_wtp",
@@ -89,7 +91,10 @@ const BEFORE = {
   sustainability: "old_sustainability",
 };
 
-/** True when the changed row `x`, read from `columns`, matches watch `w`'s filters. */
+/**
+ * True when the changed row `x`, read from `columns`, matches watch `w`'s filters. The theme is
+ * read from the stored query itself (as validated), which needs no column of its own.
+ */
 function watchMatches(sql: Sql, columns: typeof NOW) {
   const x = (column: string) => sql(`x.${column}`);
   return sql`(not w.online_only or ${x(columns.online)})
@@ -102,7 +107,8 @@ function watchMatches(sql: Sql, columns: typeof NOW) {
     and (w.min_pain_point_intensity is null or ${x(columns.pain)} >= w.min_pain_point_intensity)
     and (w.min_willingness_to_pay is null or ${x(columns.wtp)} >= w.min_willingness_to_pay)
     and (w.max_tech_difficulty is null or ${x(columns.tech)} <= w.max_tech_difficulty)
-    and (w.min_sustainability is null or ${x(columns.sustainability)} >= w.min_sustainability)`;
+    and (w.min_sustainability is null or ${x(columns.sustainability)} >= w.min_sustainability)
+    and (w.query->>'theme' is null or ${x(columns.theme)} = w.query->>'theme')`;
 }
 
 /**
@@ -119,14 +125,15 @@ export async function recordNewMatches(sql: Sql): Promise<MatchSummary> {
   const [row] = await sql<MatchSummary[]>`
     with changed as materialized (
       select o.id, o.score, o.platform, o.channel_name, o.recommendation,
-        o.is_online_deliverable, o.search, c.slug as category,
+        o.is_online_deliverable, o.search, c.slug as category, t.slug as theme,
         x.existed, x.score as old_score, x.platform as old_platform,
         x.channel_name as old_channel, x.recommendation as old_recommendation,
         x.is_online_deliverable as old_online, x.search as old_search, oc.slug as old_category,
         o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
         o.sustainability_score, x.pain_point_intensity as old_pain,
         x.willingness_to_pay_score as old_wtp, x.tech_difficulty as old_tech,
-        x.sustainability_score as old_sustainability
+        x.sustainability_score as old_sustainability,
+        ot.slug as old_theme
       from pg_temp.watch_changes x
       join opportunities o on o.id = x.id
       join themes t on t.id = o.theme_id

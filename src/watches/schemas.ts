@@ -10,7 +10,7 @@ import { TREND_STATUSES } from "../catalog/trend_rule.ts";
 
 const THEME_FOLLOWS = ["any", ...TREND_STATUSES] as const;
 
-/** What a watch follows of the themes of its query's category (src/watches/theme_watches.ts). */
+/** What a watch follows of its query's theme or category (src/watches/theme_watches.ts). */
 const ThemeStatusInput = z.enum(THEME_FOLLOWS, `must be one of ${THEME_FOLLOWS.join(", ")}`);
 
 const DateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with UTC offset");
@@ -53,8 +53,8 @@ export const WatchCreateSchema = z.strictObject({
     "At least one of webhook, email, feed",
   ),
   theme_status: ThemeStatusInput.nullable().optional().describe(
-    "Also deliver status changes of the themes of query.category (all without one): any, or " +
-      "the status to wait for",
+    "Also deliver status changes of query.theme or of query.category's themes (all without " +
+      "either): any, or the status to wait for",
   ),
 });
 export type WatchCreate = z.infer<typeof WatchCreateSchema>;
@@ -90,6 +90,7 @@ export const WatchQuerySchema = z.object({
   min_score: z.number().int(),
   recommendation: z.enum(RECOMMENDATIONS).optional(),
   category: z.string().optional(),
+  theme: z.string().optional(),
   online_only: z.boolean(),
   min_pain_point_intensity: z.number().int().optional(),
   min_willingness_to_pay: z.number().int().optional(),

@@ -1,7 +1,7 @@
 /**
- * Watches on themes: a watch with a `theme_status` follows the status changes of the themes of
- * its query's category (every theme without one), all of them ('any') or only the changes to
- * one status ("tell me when a theme of Finance turns rising"). The changes an import recorded
+ * Watches on themes: a watch with a `theme_status` follows the status changes of its query's
+ * theme, or of the themes of its category (every theme without either), all of them ('any') or
+ * only the changes to one status ("tell me when a theme of Finance turns rising"). The changes an import recorded
  * (theme_status_changes, src/ingest/trends.ts) are matched in its transaction, as the new
  * opportunities are (matching.ts): one batch per watch for its feed, one webhook event and one
  * e-mail digest, each a job of the same queue carrying `change_ids`. A change is recorded once,
@@ -34,7 +34,7 @@ export interface ThemeChange {
 export async function recordThemeChanges(sql: Sql): Promise<number> {
   const [{ n }] = await sql<{ n: number }[]>`
     with changes as (
-      select s.id, s.to_status, c.slug as category
+      select s.id, s.to_status, c.slug as category, t.slug as theme
       from theme_status_changes s
       join themes t on t.id = s.theme_id
       join categories c on c.id = t.category_id
@@ -44,6 +44,7 @@ export async function recordThemeChanges(sql: Sql): Promise<number> {
       select w.id as watch_id, array_agg(x.id order by x.id) as change_ids
       from watches w
       join changes x on (w.category is null or w.category = x.category)
+        and (w.query->>'theme' is null or w.query->>'theme' = x.theme)
         and (w.theme_status = 'any' or w.theme_status = x.to_status)
       where w.theme_status is not null and not w.paused and not ${overPlanLimit(sql, "w")}
         and w.created_at <= now()

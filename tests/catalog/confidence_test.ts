@@ -79,8 +79,23 @@ dbTest("confidence: calibrated on questions inside and outside the catalogue", a
     assert.deepEqual(podcast.unmatched_terms, ["podcast"]);
     // The nearest theme is suggested, with how to ask for it.
     const photos = podcast.suggestions.find((s) => s.slug === "product-photos");
-    assert.deepEqual(photos?.ask, { q: "Product photos" });
+    assert.deepEqual(photos?.ask, { theme: "product-photos" });
     assert.ok(podcast.suggestions.some((s) => s.kind === "category" && s.ask.category === s.slug));
+    for (const s of podcast.suggestions) {
+      assert.deepEqual(s.ask, s.kind === "theme" ? { theme: s.slug } : { category: s.slug });
+    }
+    // Asked again so, the answer is that theme's opportunities, all of them.
+    const within = await ask({ ...photos!.ask, page_size: 100 });
+    const [{ n }] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from opportunities o join themes t on t.id = o.theme_id
+      where t.slug = 'product-photos' and o.is_online_deliverable`;
+    assert.ok(n > 0);
+    assert.equal(within.total, n);
+    const ids = within.items.map((i) => i.id);
+    const inTheme = await db.sql<{ id: number }[]>`
+      select o.id from opportunities o join themes t on t.id = o.theme_id
+      where t.slug = 'product-photos' and o.id in ${db.sql(ids)}`;
+    assert.equal(inTheme.length, ids.length);
   });
 });
 

@@ -21,6 +21,7 @@ function randomFilter(next: () => number, values: Values): CountFilter {
     platform: maybe(values.platforms, 0.4),
     channel: maybe(values.channels, 0.25),
     category: maybe(values.categories, 0.35),
+    theme: maybe(values.themes, 0.2),
     recommendation: maybe(RECOMMENDATIONS, 0.4),
     min_score: next() < 0.7 ? Math.floor(next() * 101) : 0,
     online_only: next() < 0.6,

@@ -32,7 +32,9 @@ function plainWhere(sql: Sql, q: OpportunityQuery) {
       and o.pain_point_intensity >= ${q.min_pain_point_intensity ?? 0}
       and o.willingness_to_pay_score >= ${q.min_willingness_to_pay ?? 0}
       and o.tech_difficulty <= ${q.max_tech_difficulty ?? 10}
-      and o.sustainability_score >= ${q.min_sustainability ?? 0}`;
+      and o.sustainability_score >= ${q.min_sustainability ?? 0}
+      and (${q.theme ?? null}::text is null or o.theme_id in (
+        select t.id from themes t where t.slug = ${q.theme ?? null}))`;
 }
 
 /** The plain order of a list: the sort's column, then score, newest, id. */
@@ -73,6 +75,7 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
     platform: maybe(values.platforms, 0.5),
     channel: maybe(values.channels, 0.15),
     category: maybe(values.categories, 0.25),
+    theme: maybe(values.themes, 0.2),
     recommendation: maybe(RECOMMENDATIONS, 0.5),
     min_score: next() < 0.8 ? Math.floor(next() * 91) : 0,
     online_only: next() < 0.7,
@@ -143,5 +146,6 @@ dbTest("every combination of filters, sorts and pages equals count(*) and order 
     where id % 7 = 1`;
   await sql`update opportunities set pain_point_intensity = 10 - pain_point_intensity,
     tech_difficulty = (tech_difficulty + 3) % 11 where id % 5 = 2`;
+  await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
   await sweep(sql, 39, 150, "after updates");
 });

@@ -14,16 +14,19 @@ export interface Values {
   platforms: string[];
   channels: string[];
   categories: string[];
+  themes: string[];
 }
 
-/** The platforms, channels and categories of the database, each with "none" beside them. */
+/** The platforms, channels, categories and themes of the database, each with "none" beside them. */
 export async function valuesOf(sql: Sql): Promise<Values> {
   const platforms = await sql<{ v: string }[]>`select distinct platform as v from opportunities`;
   const channels = await sql<{ v: string }[]>`select distinct channel_name as v from opportunities`;
   const categories = await sql<{ v: string }[]>`select slug as v from categories`;
+  const themes = await sql<{ v: string }[]>`select slug as v from themes`;
   return {
     platforms: [...platforms.map((r) => r.v), ...platforms.map((r) => r.v.toUpperCase()), "none"],
     channels: [...channels.map((r) => r.v), "none"],
     categories: [...categories.map((r) => r.v), "none"],
+    themes: [...themes.map((r) => r.v), "none"],
   };
 }

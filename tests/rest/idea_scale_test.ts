@@ -130,7 +130,7 @@ dbTest("idea match: one calibrated scale, 1.0 for the same idea", async (db, t) 
     assert.equal(body.confidence, body.opportunities[0].similarity);
     assert.ok(body.suggestions.length > 0);
     for (const s of body.suggestions) {
-      assert.deepEqual(s.ask, s.kind === "theme" ? { q: s.name } : { category: s.slug });
+      assert.deepEqual(s.ask, s.kind === "theme" ? { theme: s.slug } : { category: s.slug });
     }
   });
   await t.step("an opportunity's own title and description score 1.0 against it", async () => {

@@ -88,6 +88,14 @@ const LISTS: List[] = [
     shapes: [["score", "us", "id"]],
   },
   {
+    // The same keys as the list by score: only the scope tells their cursors apart.
+    name: "opportunities of a theme",
+    path: "/api/v1/opportunities",
+    tool: "query_opportunities",
+    args: { online_only: false, page_size: 1, theme: "flaky-ci" },
+    shapes: [["score", "us", "id"]],
+  },
+  {
     name: "opportunities by newest",
     path: "/api/v1/opportunities",
     tool: "query_opportunities",

@@ -142,3 +142,31 @@ dbTest("theme_status: any follows every change of every theme; bad values are 42
   await importLines(db.sql, weeklyLines("invoice-chasing", DECLINING));
   assert.equal((await worker.runOnce()).delivered, 0);
 });
+
+dbTest("theme_status with query.theme follows that theme alone", async (db) => {
+  await loadFixture(db.sql);
+  const app = testApp(db, ENV);
+  const { key } = await makeKey(db.sql, "pro");
+  const made = await sendJson(app, "POST", "/api/v1/watches", key, {
+    name: "Flaky CI",
+    query: { theme: "flaky-ci" },
+    deliveries: { feed: true },
+    theme_status: "any",
+  });
+  assert.equal(made.status, 201);
+  const { id } = await made.json();
+  await importLines(db.sql, [
+    ...weeklyLines("flaky-ci", STEADY),
+    ...weeklyLines("legacy-docs", STEADY),
+  ]);
+  // legacy-docs shares flaky-ci's category: only flaky-ci's change is the watch's.
+  await importLines(db.sql, [
+    ...weeklyLines("flaky-ci", RISING),
+    ...weeklyLines("legacy-docs", RISING),
+  ]);
+  const rows = await db.sql<{ slug: string }[]>`
+    select t.slug from theme_watch_batches b, unnest(b.change_ids) u(id)
+    join theme_status_changes s on s.id = u.id join themes t on t.id = s.theme_id
+    where b.watch_id = ${id}`;
+  assert.deepEqual(rows.map((r) => r.slug), ["flaky-ci"]);
+});

@@ -213,6 +213,7 @@ dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", as
       q: "invoice reminder",
       min_score: "75",
       platform: "reddit",
+      theme: "invoice-chasing",
       feed: "on",
       email: "on",
       webhook_url: "https://hooks.example.com/in",
@@ -232,6 +233,7 @@ dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", as
     assert.deepEqual(after.query, {
       q: "invoice reminder",
       platform: "reddit",
+      theme: "invoice-chasing",
       min_score: 75,
       online_only: false,
     });
@@ -244,7 +246,12 @@ dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", as
     const page = await ada.get(saved.response.headers.get("location")!);
     assert.match(page.text, /The watch is saved/);
     assert.match(page.text, /<h3>Invoice reminders<\/h3>/);
-    assert.match(page.text, /Query: &quot;invoice reminder&quot;, platform reddit, score ≥ 75\./);
+    assert.match(
+      page.text,
+      /Query: &quot;invoice reminder&quot;, platform reddit, theme invoice-chasing, score ≥ 75\./,
+    );
+    // The edit form holds the theme, so that saving it again keeps it.
+    assert.match(page.text, /name="theme" value="invoice-chasing"/);
   });
 
   await t.step(
@@ -255,6 +262,7 @@ dbTest("dashboard watches: create, edit, secret once, pause, rotate, delete", as
       const base = { id: String(id), name: "X", feed: "on", csrf: csrfIn(text) };
       const cases: [Record<string, string>, string][] = [
         [{ min_score: "500" }, "min_score"],
+        [{ theme: "Invoice chasing" }, "theme"],
         [{ name: " " }, "name"],
         [{ sort: "relevance" }, "sort"],
         [{ webhook_url: "https://169.254.169.254/latest" }, "webhook_url"],

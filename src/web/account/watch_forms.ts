@@ -10,13 +10,14 @@ import type { Watch } from "../../watches/schemas.ts";
 import { html, type SafeHtml } from "../html.ts";
 
 /** The text fields of the forms, as typed (shown again after an error). */
-const TEXT_FIELDS = "name q platform channel category recommendation min_score sort webhook_url"
-  .split(" ");
+const TEXT_FIELDS =
+  "name q platform channel category theme recommendation min_score sort webhook_url".split(" ");
 const QUERY_FIELDS = [
   "q",
   "platform",
   "channel",
   "category",
+  "theme",
   "recommendation",
   "min_score",
   "sort",
@@ -119,6 +120,7 @@ function valuesOf(watch: Watch): Record<string, string> {
     platform: q.platform ?? "",
     channel: q.channel ?? "",
     category: q.category ?? "",
+    theme: q.theme ?? "",
     recommendation: q.recommendation ?? "",
     min_score: String(q.min_score),
     sort: "",
@@ -180,6 +182,7 @@ function fields(view: FormView, owner: Owner): SafeHtml {
     ${textInput(view, "platform", "Platform")}
     ${textInput(view, "channel", "Channel")}
     ${textInput(view, "category", "Category")}
+    ${textInput(view, "theme", "Theme (slug)")}
     ${textInput(view, "recommendation", "Recommendation")}
     ${textInput(view, "min_score", "Minimum score (0 to 100)", "e.g. 70")}
     ${textInput(view, "sort", "Sort (score, newest, relevance; a watch delivers every new match)")}

@@ -136,6 +136,7 @@ function querySummary(watch: Watch): string {
     q.platform ? `platform ${q.platform}` : "",
     q.channel ? `channel ${q.channel}` : "",
     q.category ? `category ${q.category}` : "",
+    q.theme ? `theme ${q.theme}` : "",
     q.recommendation ? `recommendation ${q.recommendation}` : "",
     `score ≥ ${q.min_score}`,
     q.online_only ? "online only" : "",

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { Content } from "../../catalog/content.ts";
 import type { ListQuery } from "../../catalog/opportunities.ts";
 import { parseQuery } from "../../catalog/params.ts";
-import { cleanText, OpportunityQuerySchema, RECOMMENDATIONS } from "../../catalog/schemas.ts";
+import { OpportunityQuerySchema, RECOMMENDATIONS } from "../../catalog/schemas.ts";
 import type { Category, OpportunityList } from "../../catalog/schemas.ts";
 import { InvalidParameterError } from "../../platform/errors.ts";
 import { html, page, type SafeHtml } from "../html.ts";
@@ -27,7 +27,7 @@ const fields = OpportunityQuerySchema.shape;
 export const CatalogueQuerySchema = z.object({
   q: fields.q,
   category: fields.category,
-  theme: cleanText(z.string().max(100, "must be at most 100 characters")).optional(),
+  theme: fields.theme,
   platform: fields.platform,
   recommendation: fields.recommendation,
   min_score: fields.min_score,
@@ -178,9 +178,8 @@ export function renderCatalogue(
   lists: { categories: Category[]; platforms: string[] },
 ): string {
   const path = cataloguePath(query);
-  // The API has no theme filter (a theme's best opportunities are get_theme's) and pages by
-  // cursor; it keeps only deliverables by default.
-  const api = new URL(cataloguePath({ ...query, theme: undefined, page: 1 }), base).searchParams;
+  // The API pages by cursor; it keeps only deliverables by default.
+  const api = new URL(cataloguePath({ ...query, page: 1 }), base).searchParams;
   api.set("online_only", "false");
   const filtered = path !== "/opportunities";
   const summary = summaryOf(query, list);
