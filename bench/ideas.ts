@@ -31,7 +31,9 @@ import { relevanceQuestions } from "./relevance_questions.ts";
 import { Random } from "../src/ingest/demo.ts";
 import { arg, exitWithHelpIfAsked } from "./args.ts";
 
-exitWithHelpIfAsked(`
+// Only when run itself: bench:relevance imports this module and has its own help.
+if (import.meta.main) {
+  exitWithHelpIfAsked(`
 Usage: deno task bench:ideas [flags]
 
 Idea match and similar opportunities. Without --scale: quality on the demo data (2,000
@@ -46,6 +48,7 @@ Flags:
   --connections N    Concurrent callers at scale (default 50)
   --duration S       Seconds of concurrent calls at scale (default 15)
 `);
+}
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const BASE = "http://ideas.bench";

@@ -15,7 +15,7 @@
  * - unmatched_terms: the question's significant words that no opportunity holds.
  */
 import type { Sql } from "../db/open.ts";
-import { catalogueSize, quoteLexeme, significant, weightOf } from "./similarity.ts";
+import { quoteLexeme, termsOf, weightOf } from "./similarity.ts";
 
 /** One significant word of a question. */
 export interface QuestionTerm {
@@ -30,17 +30,7 @@ export interface QuestionTerm {
 export async function questionTerms(sql: Sql, text: string): Promise<QuestionTerm[]> {
   if (!text.trim()) return [];
   return await sql<QuestionTerm[]>`
-    with n as (select ${catalogueSize(sql)} as docs),
-    words as (
-      select d.lexemes[1] as term, lower(d.token) as word, d.i
-      from ts_debug('oi_search'::regconfig, ${text}) with ordinality
-        as d(alias, description, token, dictionaries, dictionary, lexemes, i)
-      where cardinality(d.lexemes) > 0
-    ),
-    terms as (
-      select term, min(i) as i, (array_agg(word order by i))[1] as word
-      from words where ${significant(sql, sql`term`)} group by term
-    ),
+    with ${termsOf(sql, text)},
     counted as (
       select t.term, t.word, t.i, least(n.docs, (
         select coalesce(sum(st.docs), 0) from search_terms st

@@ -69,10 +69,12 @@ export function significant(sql: Sql, l: postgres.Fragment): postgres.Fragment {
     and ts_lexize('english_stem', ${l}) is distinct from '{}'::text[])`;
 }
 
-/** The significant words of an idea's text, in the order they first appear. */
-export async function textTerms(sql: Sql, text: string): Promise<Term[]> {
-  return await sql<Term[]>`
-    with n as (select ${catalogueSize(sql)} as docs),
+/**
+ * The common table expressions `n` (the catalogue's size, `docs`) and `terms` (each significant
+ * lexeme of `text` once: `term`, the `word` as first written, lowercased, and its place `i`).
+ */
+export function termsOf(sql: Sql, text: string): postgres.Fragment {
+  return sql`n as (select ${catalogueSize(sql)} as docs),
     words as (
       select d.lexemes[1] as term, lower(d.token) as word, d.i
       from ts_debug('oi_search'::regconfig, ${text}) with ordinality
@@ -82,7 +84,13 @@ export async function textTerms(sql: Sql, text: string): Promise<Term[]> {
     terms as (
       select term, min(i) as i, (array_agg(word order by i))[1] as word
       from words where ${significant(sql, sql`term`)} group by term
-    )
+    )`;
+}
+
+/** The significant words of an idea's text, in the order they first appear. */
+export async function textTerms(sql: Sql, text: string): Promise<Term[]> {
+  return await sql<Term[]>`
+    with ${termsOf(sql, text)}
     select t.term, t.word, coalesce(st.docs, 0)::int as df,
       ${weightOf(sql, sql`coalesce(st.docs, 0)`, sql`n.docs`)}::float8 as weight
     from terms t cross join n left join search_terms st on st.term = t.term
