@@ -41,8 +41,10 @@ export async function readSubject(
   const unnamed = withoutFraming(text);
   if (!unnamed) return { text: "", unnamed };
   const named = await memo(`named:${unnamed}`, () => findNamed(sql, unnamed));
-  if (!named) return { text: unnamed, unnamed };
-  return { text: withoutPhrase(unnamed, named.phrase), named, unnamed };
+  // Found by its stems; named only when the question holds the name's own words.
+  const rest = named ? withoutPhrase(unnamed, named.phrase) : undefined;
+  if (!named || rest === undefined) return { text: unnamed, unnamed };
+  return { text: rest, named, unnamed };
 }
 
 /** The category or theme whose name is a phrase of `text` (see the module comment). */
@@ -73,15 +75,19 @@ async function findNamed(sql: Sql, text: string): Promise<Named | undefined> {
   return row;
 }
 
-/** Loosely the same word: equal, or one a form of the other ("tools", "tool"). */
+/**
+ * The same word, or its plural ("tools", "tool"; "categories", "category"). Not a shared stem:
+ * "product" and "production" stem as "productivity" does, and name no category.
+ */
 function sameWord(a: string, b: string): boolean {
   if (a === b) return true;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 3 && long.startsWith(short.replace(/(e|y|s)$/, ""));
+  return long === `${short}s` || long === `${short}es` ||
+    (short.endsWith("y") && long === `${short.slice(0, -1)}ies`);
 }
 
-/** `text` without the first run of words that reads as `phrase`; `text` when none does. */
-function withoutPhrase(text: string, phrase: string): string {
+/** `text` without the first run of words that reads as `phrase`; undefined when none does. */
+function withoutPhrase(text: string, phrase: string): string | undefined {
   const norm = (w: string) => w.toLowerCase().replace(/^[^\p{L}\p{N}&]+|[^\p{L}\p{N}&]+$/gu, "");
   const words = text.split(/\s+/);
   const wanted = phrase.split(/[\s-]+/).map(norm).filter(Boolean);
@@ -98,5 +104,5 @@ function withoutPhrase(text: string, phrase: string): string {
     }
     if (k === wanted.length) return [...words.slice(0, i), ...words.slice(j)].join(" ").trim();
   }
-  return text;
+  return undefined;
 }

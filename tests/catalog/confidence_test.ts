@@ -16,6 +16,7 @@ import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
 import { relevanceQuestions } from "../../bench/relevance_questions.ts";
 import { OUTSIDE_QUESTIONS } from "../helpers/outside_questions.ts";
 import { dbTest } from "../helpers/db.ts";
+import { readSubject } from "../../src/catalog/subject.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 const OPPORTUNITIES = 2000;
@@ -149,6 +150,19 @@ dbTest("framing words do not drive the answer; a named category comes first", as
     const all = await ask({ q: "without a spreadsheet", page_size: 100 });
     assert.ok(all.items.some((i) => categoryOf(i.id) !== "ecommerce"), "others have them too");
   });
+
+  await t.step(
+    "a name is its words, not their stem: product and production name nothing",
+    async () => {
+      const read = (q: string) => readSubject(db.sql, q, (_key, compute) => compute());
+      // "productivity", "product" and "production" share the stem "product".
+      for (const q of ["keep product quantities the same on every site", "production secrets"]) {
+        assert.equal((await read(q))?.named, undefined, q);
+      }
+      assert.equal((await read("productivity for remote teams"))?.named?.slug, "productivity");
+      assert.equal((await read("flaky tests in developer tools"))?.named?.slug, "developer-tools");
+    },
+  );
 
   await t.step("framing words alone: the list as without q, not rows holding them", async () => {
     const plain = await ask({ page_size: 20 });
