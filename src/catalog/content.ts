@@ -21,7 +21,13 @@ import { type Memo, searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
-import { scoreCountsFromSummary } from "./counts.ts";
+import {
+  boundsBreakdown,
+  boundsKey,
+  countsByBounds,
+  scoreCountsFromSummary,
+  scoreCountsOfBounds,
+} from "./counts.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -140,11 +146,18 @@ export function createContent(
     // kept per score: the total, and the band of a page in the score order (score_band.ts).
     const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
     const counts = () =>
-      cached(
-        version,
-        keyOf("opportunities:count", filter),
-        () => scoreCountsFromSummary(sql, filter),
-      );
+      countsByBounds(filter)
+        ? cached(
+          version,
+          keyOf("opportunities:bounds", boundsKey(filter)),
+          () => boundsBreakdown(sql, filter),
+          5,
+        ).then((rows) => scoreCountsOfBounds(rows, filter))
+        : cached(
+          version,
+          keyOf("opportunities:count", filter),
+          () => scoreCountsFromSummary(sql, filter),
+        );
     // A page reached by cursor has no number.
     const number = query.cursor === undefined ? query.page : null;
     if (!query.q?.trim()) {

@@ -84,3 +84,61 @@ export async function scoreCountsFromSummary(
     counts: rows.map((r) => r.n),
   };
 }
+
+/** How many opportunities within some sub-score bounds have a score, a verdict and a platform. */
+export interface BoundsRow {
+  score: number;
+  recommendation: string;
+  /** Lowercased by PostgreSQL, as the platform filter compares it. */
+  platform: string;
+  n: number;
+}
+
+/**
+ * Whether the count of `filter` can come from the breakdown of its bounds (boundsBreakdown): it
+ * has sub-score bounds, no channel, category or theme, and a platform of printable ASCII, which
+ * JavaScript lowercases as PostgreSQL does. Lists that differ only in platform, verdict or
+ * minimum score then share one summary read (a cold list with bounds is otherwise a sum over up
+ * to 200,000 summary rows at a million opportunities).
+ */
+export function countsByBounds(filter: CountFilter): boolean {
+  return hasSubScoreFilter(filter) && !filter.channel && !filter.category && !filter.theme &&
+    (filter.platform === undefined || /^[\x20-\x7e]*$/.test(filter.platform));
+}
+
+/** What the breakdown of `filter` depends on: online_only and the four bounds. */
+export function boundsKey(filter: CountFilter): Record<string, unknown> {
+  return {
+    online_only: filter.online_only,
+    min_pain_point_intensity: filter.min_pain_point_intensity,
+    min_willingness_to_pay: filter.min_willingness_to_pay,
+    max_tech_difficulty: filter.max_tech_difficulty,
+    min_sustainability: filter.min_sustainability,
+  };
+}
+
+/** The opportunities within `filter`'s bounds (and online_only) by score, verdict and platform. */
+export async function boundsBreakdown(sql: Sql, filter: CountFilter): Promise<BoundsRow[]> {
+  return await sql<BoundsRow[]>`
+    select c.score::int as score, c.recommendation, lower(c.platform) as platform,
+      sum(c.n)::float8 as n
+    from opportunity_counts_by_scores c
+    where true ${filter.online_only ? sql`and c.is_online_deliverable` : sql``}
+    ${subScoreFilter(sql, filter, "c")}
+    group by 1, 2, 3 having sum(c.n) > 0`;
+}
+
+/** `filter`'s counts per score from the breakdown of its bounds (as scoreCountsFromSummary). */
+export function scoreCountsOfBounds(rows: BoundsRow[], filter: CountFilter): ScoreCounts {
+  const platform = filter.platform?.toLowerCase();
+  const byScore = new Map<number, number>();
+  for (const r of rows) {
+    if (platform !== undefined && r.platform !== platform) continue;
+    if (filter.recommendation && r.recommendation !== filter.recommendation) continue;
+    if (r.score < filter.min_score) continue;
+    byScore.set(r.score, (byScore.get(r.score) ?? 0) + r.n);
+  }
+  const scores = [...byScore.keys()].sort((a, b) => b - a);
+  const counts = scores.map((s) => byScore.get(s)!);
+  return { total: counts.reduce((sum, n) => sum + n, 0), scores, counts };
+}
