@@ -18,7 +18,6 @@
  *
  * Results go to bench/results/RELEVANCE.md, between the markers of each mode.
  */
-import postgres from "postgres";
 import { buildHandler } from "../main.ts";
 import { readConfig } from "../src/platform/config.ts";
 import { openDatabase } from "../src/db/open.ts";
@@ -30,6 +29,7 @@ import { createApiKey } from "../src/accounts/api_keys.ts";
 import { relevanceQuestions } from "./relevance_questions.ts";
 import { Random } from "../src/ingest/demo.ts";
 import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { loadAverage, openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
 
 // Only when run itself: bench:relevance imports this module and has its own help.
 if (import.meta.main) {
@@ -50,7 +50,6 @@ Flags:
 `);
 }
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const BASE = "http://ideas.bench";
 const OPPORTUNITIES = 2000;
 
@@ -96,31 +95,6 @@ export function judgedIdeas(count: number): Idea[] {
   }));
 }
 
-function verdict(pass: boolean): string {
-  return pass ? "PASS" : "MISS";
-}
-
-/** The p-th quantile of `values` (nearest rank). */
-function quantile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
-}
-
-async function openEngine(engine: string) {
-  if (engine === "embedded") {
-    return readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
-  }
-  const admin = Deno.env.get("TEST_DATABASE_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe("drop database if exists oppintel_ideas");
-  await sql.unsafe("create database oppintel_ideas");
-  await sql.end();
-  const url = new URL(admin);
-  url.pathname = "/oppintel_ideas";
-  return readConfig({ DATABASE_URL: url.toString(), PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
-}
-
 type Handler = ReturnType<typeof buildHandler>;
 
 async function call(handler: Handler, key: string, path: string) {
@@ -150,7 +124,7 @@ interface QualityResult {
 }
 
 async function runQuality(engine: string, ideas: Idea[]): Promise<QualityResult> {
-  const config = await openEngine(engine);
+  const config = await openEngine(engine, "oppintel_ideas", BASE);
   const db = await openDatabase(config);
   try {
     await migrate(db.sql);
@@ -232,11 +206,6 @@ function renderQuality(results: QualityResult[]): string {
     "",
     ...OUTSIDE.map((text, i) => `- "${text}": ${results[0].outsideTop[i].toFixed(3)}`),
   ].join("\n");
-}
-
-async function loadAverage(): Promise<string> {
-  return (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ").slice(0, 3)
-    .join(" ");
 }
 
 export async function runScale(url: string, ideas: Idea[]): Promise<string> {
@@ -322,20 +291,6 @@ export async function runScale(url: string, ideas: Idea[]): Promise<string> {
   } finally {
     await db.close();
   }
-}
-
-async function writeSection(marker: string, section: string) {
-  const path = `${ROOT}bench/results/RELEVANCE.md`;
-  const doc = await Deno.readTextFile(path).catch(() => "");
-  const [start, end] = [`<!-- ${marker}:start -->`, `<!-- ${marker}:end -->`];
-  const at = doc.indexOf(start), to = doc.indexOf(end);
-  await Deno.writeTextFile(
-    path,
-    at >= 0 && to > at
-      ? doc.slice(0, at + start.length) + "\n" + section + "\n" + doc.slice(to)
-      : `${doc}\n${start}\n${section}\n${end}\n`,
-  );
-  await new Deno.Command(Deno.execPath(), { args: ["fmt", path], stderr: "null" }).output();
 }
 
 if (import.meta.main) {

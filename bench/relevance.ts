@@ -16,7 +16,6 @@
  * PostgreSQL: TEST_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
  * database oppintel_relevance, dropped and made again.
  */
-import postgres from "postgres";
 import { buildHandler } from "../main.ts";
 import { readConfig } from "../src/platform/config.ts";
 import { openDatabase } from "../src/db/open.ts";
@@ -25,7 +24,8 @@ import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { createApiKey } from "../src/accounts/api_keys.ts";
 import { type Question, relevanceQuestions } from "./relevance_questions.ts";
-import { exitWithHelpIfAsked } from "./args.ts";
+import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
 import { type Paraphrase, PARAPHRASES } from "./relevance_paraphrases.ts";
 import { judgedIdeas, runScale as runIdeasAt } from "./ideas.ts";
 
@@ -61,26 +61,6 @@ interface SurfaceResult {
   normalisedPrecision: number;
   anyAnswers: number;
   worst: { q: string; normalised: number; right: number }[];
-}
-
-function option(name: string, fallback: string): string {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
-}
-
-async function openEngine(engine: string) {
-  if (engine === "embedded") {
-    return readConfig({ DATA_DIR: "memory://", PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
-  }
-  const admin = Deno.env.get("TEST_DATABASE_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe("drop database if exists oppintel_relevance");
-  await sql.unsafe("create database oppintel_relevance");
-  await sql.end();
-  const url = new URL(admin);
-  url.pathname = "/oppintel_relevance";
-  return readConfig({ DATABASE_URL: url.toString(), PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
 }
 
 /** Right answers among the first ten ids, over the most that can be there. */
@@ -139,7 +119,7 @@ async function runEngine(
   engine: string,
   questions: Question[],
 ): Promise<{ words: SurfaceResult[]; paraphrases: ParaphraseResult[] }> {
-  const config = await openEngine(engine);
+  const config = await openEngine(engine, "oppintel_relevance", BASE);
   const db = await openDatabase(config);
   try {
     await migrate(db.sql);
@@ -290,10 +270,6 @@ function paraphraseCause(results: ParaphraseResult[]): string {
     `held-out ${low("heldOut")})${cause}`;
 }
 
-function verdict(pass: boolean): string {
-  return pass ? "PASS" : "MISS";
-}
-
 function render(results: SurfaceResult[], questions: Question[]): string {
   const lines = [
     `Questions: ${questions.length} (bench/relevance_questions.ts, seeded), on the demo data ` +
@@ -321,12 +297,6 @@ function render(results: SurfaceResult[], questions: Question[]): string {
   return lines.join("\n");
 }
 
-/** The p-th quantile of `values` (nearest rank). */
-function quantile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
-}
-
 /**
  * At scale (`--scale DATABASE_URL`, a migrated copy of the 1,000,000-opportunity database): the
  * same questions through REST in this process, with the service's own pool settings (statement
@@ -337,8 +307,8 @@ function quantile(values: number[], p: number): number {
 async function runScale(url: string, questions: Question[]): Promise<string> {
   const config = readConfig({ DATABASE_URL: url, PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
   const db = await openDatabase(config, { serving: true });
-  const connections = Number(option("connections", "50"));
-  const duration = Number(option("duration", "10"));
+  const connections = Number(arg("--connections", "50"));
+  const duration = Number(arg("--duration", "10"));
   try {
     const keys: string[] = [];
     for (let i = 0; i < connections; i++) {
@@ -416,22 +386,6 @@ async function runScale(url: string, questions: Question[]): Promise<string> {
   }
 }
 
-/** Writes `section` between the markers `name` of bench/results/RELEVANCE.md (at its end if none). */
-async function writeSection(name: string, section: string) {
-  const path = `${ROOT}bench/results/RELEVANCE.md`;
-  const doc = await Deno.readTextFile(path).catch(() => "");
-  const [start, end] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
-  const at = doc.indexOf(start), to = doc.indexOf(end);
-  await Deno.writeTextFile(
-    path,
-    at >= 0 && to > at
-      ? doc.slice(0, at + start.length) + "\n" + section + "\n" + doc.slice(to)
-      : `${doc}\n${start}\n${section}\n${end}\n`,
-  );
-  // The tables as deno fmt writes them, so that `deno task check` stays clean.
-  await new Deno.Command(Deno.execPath(), { args: ["fmt", path], stderr: "null" }).output();
-}
-
 /** The questions in other words through REST on the database at `url` (at scale). */
 async function paraphrasesAt(url: string): Promise<ParaphraseResult[]> {
   const config = readConfig({ DATABASE_URL: url, PUBLIC_BASE_URL: BASE, SEED_DEMO: "false" });
@@ -471,10 +425,10 @@ async function paraphrasesAt(url: string): Promise<ParaphraseResult[]> {
 const withIdeas = !Deno.args.includes("--no-ideas");
 
 if (import.meta.main && Deno.args.includes("--scale")) {
-  const url = option("scale", "");
+  const url = arg("--scale", "");
   const questions = relevanceQuestions(
     generateDemoRecords({ opportunities: OPPORTUNITIES }),
-    { count: Number(option("count", "160")) },
+    { count: Number(arg("--count", "160")) },
   );
   const section = await runScale(url, questions);
   console.log(section);
@@ -511,10 +465,10 @@ if (import.meta.main && Deno.args.includes("--scale")) {
   console.log(summary);
   await writeSection("summary-scale", summary);
 } else if (import.meta.main) {
-  const engines = option("engines", "embedded,postgres").split(",");
+  const engines = arg("--engines", "embedded,postgres").split(",");
   const questions = relevanceQuestions(
     generateDemoRecords({ opportunities: OPPORTUNITIES }),
-    { count: Number(option("count", "160")) },
+    { count: Number(arg("--count", "160")) },
   );
   const results: SurfaceResult[] = [];
   const paraphrases: ParaphraseResult[] = [];
