@@ -55,6 +55,15 @@ export interface NamedTerm {
 }
 
 /**
+ * The tsquery text of a question's word as `q` matches it: a word of three letters or more as a
+ * prefix; with `weight`, in that part of the vector only ("A": the title).
+ */
+export function termQuery(term: QuestionTerm, weight = ""): string {
+  const star = term.term.length >= 3 ? "*" : "";
+  return star || weight ? `${quoteLexeme(term.term)}:${star}${weight}` : quoteLexeme(term.term);
+}
+
+/**
  * The relevance of each of the rows `ids` to the question of `terms` (and `named`), from 0 to 1
  * (see the module comment); rows that hold nothing score 0.
  */
@@ -66,12 +75,7 @@ export async function relevances(
 ): Promise<Map<number, number>> {
   const total = terms.reduce((sum, t) => sum + t.weight, 0) + (named?.weight ?? 0);
   if (ids.length === 0 || total <= 0) return new Map();
-  const queries = terms.map((t) => {
-    // As q matches it: a word of three letters or more as a prefix.
-    const stem = quoteLexeme(t.term);
-    const star = t.term.length >= 3 ? "*" : "";
-    return [star ? `${stem}:*` : stem, `${stem}:${star}A`, t.weight];
-  });
+  const queries = terms.map((t) => [termQuery(t), termQuery(t, "A"), t.weight]);
   const rows = await sql<{ id: number; cover: number; title: number }[]>`
     with t as (
       select (x->>0)::tsquery as q, (x->>1)::tsquery as qa, (x->>2)::float8 as w

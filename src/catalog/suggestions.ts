@@ -6,8 +6,7 @@
  * When nothing is near, every category, largest first: the agent's model can pick by meaning.
  */
 import type { Sql } from "../db/open.ts";
-import { quoteLexeme } from "./similarity.ts";
-import type { QuestionTerm } from "./confidence.ts";
+import { type QuestionTerm, termQuery } from "./confidence.ts";
 import type { Suggestion } from "./schemas.ts";
 
 /** Themes and categories suggested at most (everything when nothing is near: the categories). */
@@ -21,10 +20,7 @@ export async function suggestionsFor(
   best: { id: number; relevance: number }[],
 ): Promise<Suggestion[]> {
   const total = terms.reduce((sum, t) => sum + t.weight, 0) || 1;
-  const queries = terms.map((t) => [
-    t.term.length >= 3 ? `${quoteLexeme(t.term)}:*` : quoteLexeme(t.term),
-    t.weight / total,
-  ]);
+  const queries = terms.map((t) => [termQuery(t), t.weight / total]);
   const rows = await sql<(Suggestion & { near: number })[]>`
     with t as (
       select (x->>0)::tsquery as q, (x->>1)::float8 as w
