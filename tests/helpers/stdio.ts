@@ -33,8 +33,10 @@ export async function packAndInstall(tmp: string): Promise<{ bin: string; instal
   } catch {
     await run("npm", ["ci", "--no-audit", "--no-fund"], PACKAGE_DIR);
   }
-  // prepack builds dist/ first, so the tarball holds what the source says now.
-  await run("npm", ["pack", "--pack-destination", tmp], PACKAGE_DIR);
+  // Packs the committed dist/cli.js, as the service serves it (bundle_test.ts checks that it is what
+  // the sources build now). Without --ignore-scripts, prepack would delete and rebuild dist/ while
+  // other test files, run in parallel, read it.
+  await run("npm", ["pack", "--ignore-scripts", "--pack-destination", tmp], PACKAGE_DIR);
   const tarballs = [...Deno.readDirSync(tmp)].filter((e) => e.name.endsWith(".tgz"));
   assert.equal(tarballs.length, 1, "npm pack makes one tarball");
   const installDir = `${tmp}/install`;
