@@ -101,7 +101,10 @@ export function createContent(
   options: {
     maxEntries?: number;
     onLookup?: (hit: boolean) => void;
-    /** Keyword searches computed at once (see Config db.searchConcurrency); 0 or none: no limit. */
+    /**
+     * Keyword searches, idea matches and similar lists computed at once (see Config
+     * db.searchConcurrency); 0 or none: no limit.
+     */
     searchConcurrency?: number;
     /**
      * Where each read that misses the cache runs (src/db/replicas.ts): a replica that has
@@ -260,13 +263,13 @@ export function createContent(
       cached(
         version,
         keyOf("similar", query),
-        () => on(version, (sql) => findSimilar(sql, query, context)),
+        () => searches.run(() => on(version, (sql) => findSimilar(sql, query, context))),
       ),
     matchIdea: (version, query) =>
       cached(
         version,
         keyOf("idea", query),
-        () => on(version, (sql) => matchIdea(sql, query, context)),
+        () => searches.run(() => on(version, (sql) => matchIdea(sql, query, context))),
       ),
     getThemeHistory: (version, query) =>
       cached(

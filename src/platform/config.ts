@@ -73,8 +73,8 @@ export interface Config {
      */
     readonly transactionPooler: boolean;
     /**
-     * Keyword searches (`q`) that miss the cache computed at once per instance; the others wait
-     * their turn (platform/gate.ts). 0 lets them all run at once.
+     * Keyword searches (`q`), idea matches and similar lists that miss the cache computed at once
+     * per instance; the others wait their turn (platform/gate.ts). 0 lets them all run at once.
      */
     readonly searchConcurrency: number;
     /** A replica whose replay is further behind than this is skipped (DB_READ_MAX_LAG_MS). */
