@@ -21,13 +21,13 @@ import { type Memo, searchOpportunities } from "./search.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
+import { scoreCountsFromSummary } from "./counts.ts";
 import {
-  boundsBreakdown,
-  boundsKey,
-  countsByBounds,
-  scoreCountsFromSummary,
-  scoreCountsOfBounds,
-} from "./counts.ts";
+  countsFromCube,
+  loadScoresCube,
+  scoreCountsOfCube,
+  type ScoresCube,
+} from "./scores_cube.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -130,6 +130,20 @@ export function createContent(
   ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
   const searchMemo = (version: number): Memo => (key, compute) =>
     cached(version, `opportunities:search:${key}`, compute);
+  // The sub-scores' summary in memory (scores_cube.ts), one per data version like the cache's
+  // entries but without their time-out: it is exact for its version, and reading it again costs
+  // a few hundred milliseconds at a million opportunities. Without a cache, read afresh each time.
+  let cube: { version: number; value: Promise<ScoresCube | undefined> } | undefined;
+  const cubeAt = (sql: Sql, version: number): Promise<ScoresCube | undefined> => {
+    if (cache.maxEntries <= 0 || (cube && version < cube.version)) return loadScoresCube(sql);
+    if (cube?.version === version) return cube.value;
+    const value = loadScoresCube(sql);
+    cube = { version, value };
+    value.catch(() => {
+      if (cube?.value === value) cube = undefined;
+    });
+    return value;
+  };
 
   /**
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
@@ -149,18 +163,10 @@ export function createContent(
     // kept per score: the total, and the band of a page in the score order (score_band.ts).
     const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
     const counts = () =>
-      countsByBounds(filter)
-        ? cached(
-          version,
-          keyOf("opportunities:bounds", boundsKey(filter)),
-          () => boundsBreakdown(sql, filter),
-          5,
-        ).then((rows) => scoreCountsOfBounds(rows, filter))
-        : cached(
-          version,
-          keyOf("opportunities:count", filter),
-          () => scoreCountsFromSummary(sql, filter),
-        );
+      cached(version, keyOf("opportunities:count", filter), async () => {
+        const held = countsFromCube(filter) ? await cubeAt(sql, version) : undefined;
+        return held ? scoreCountsOfCube(held, filter) : await scoreCountsFromSummary(sql, filter);
+      });
     // A page reached by cursor has no number.
     const number = query.cursor === undefined ? query.page : null;
     if (!query.q?.trim()) {
