@@ -22,12 +22,7 @@ import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { scoreCountsFromSummary } from "./counts.ts";
-import {
-  countsFromCube,
-  loadScoresCube,
-  scoreCountsOfCube,
-  type ScoresCube,
-} from "./scores_cube.ts";
+import { countsOfCubes, type ScoresCube, VersionShelf } from "./scores_cube.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -130,20 +125,9 @@ export function createContent(
   ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
   const searchMemo = (version: number): Memo => (key, compute) =>
     cached(version, `opportunities:search:${key}`, compute);
-  // The sub-scores' summary in memory (scores_cube.ts), one per data version like the cache's
-  // entries but without their time-out: it is exact for its version, and reading it again costs
-  // a few hundred milliseconds at a million opportunities. Without a cache, read afresh each time.
-  let cube: { version: number; value: Promise<ScoresCube | undefined> } | undefined;
-  const cubeAt = (sql: Sql, version: number): Promise<ScoresCube | undefined> => {
-    if (cache.maxEntries <= 0 || (cube && version < cube.version)) return loadScoresCube(sql);
-    if (cube?.version === version) return cube.value;
-    const value = loadScoresCube(sql);
-    cube = { version, value };
-    value.catch(() => {
-      if (cube?.value === value) cube = undefined;
-    });
-    return value;
-  };
+  // Counts of bounded lists from summaries in memory (scores_cube.ts), one per data version like
+  // the cache's entries but without their time-out; without a cache, read afresh each time.
+  const cubes = new VersionShelf<ScoresCube | number[] | undefined>(cache.maxEntries > 0);
 
   /**
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
@@ -164,8 +148,8 @@ export function createContent(
     const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
     const counts = () =>
       cached(version, keyOf("opportunities:count", filter), async () => {
-        const held = countsFromCube(filter) ? await cubeAt(sql, version) : undefined;
-        return held ? scoreCountsOfCube(held, filter) : await scoreCountsFromSummary(sql, filter);
+        return await countsOfCubes(sql, filter, version, cubes) ??
+          await scoreCountsFromSummary(sql, filter);
       });
     // A page reached by cursor has no number.
     const number = query.cursor === undefined ? query.page : null;
