@@ -244,6 +244,8 @@ export async function runScale(url: string, ideas: Idea[]): Promise<string> {
     // miss) and similar of random ids.
     const statuses = new Map<number, number>();
     const loadMs: number[] = [];
+    // What answered other than 200, and its error code, so that a miss names its cause.
+    const failed: string[] = [];
     const until = performance.now() + duration * 1000;
     let n = 0;
     await Promise.all(keys.map(async (key) => {
@@ -255,6 +257,11 @@ export async function runScale(url: string, ideas: Idea[]): Promise<string> {
         const r = await call(handler, key, path);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         loadMs.push(r.ms);
+        if (r.status !== 200) {
+          failed.push(
+            `${path.slice(0, 60)} ${r.status} after ${r.ms.toFixed(0)} ms: ${r.text.slice(0, 120)}`,
+          );
+        }
       }
     }));
     await handler.settle();
@@ -287,6 +294,9 @@ export async function runScale(url: string, ideas: Idea[]): Promise<string> {
       } ms, statuses ${JSON.stringify(Object.fromEntries(statuses))} | no 503 | ${
         verdict(unavailable === 0 && served > 0)
       } |`,
+      ...(failed.length > 0
+        ? ["", "Not 200 under load:", "", ...failed.slice(0, 5).map((f) => `- ${f}`)]
+        : []),
     ].join("\n");
   } finally {
     await db.close();
