@@ -85,20 +85,32 @@ function standard(values: number[]): number[] {
   return values.map((x) => (x - mean) / sd);
 }
 
-const profiles = new WeakMap<Sql, { at: number; value: Promise<Reading> }>();
+const NO_READING: Reading = { profiles: [], model: { themes: [], weights: new Float64Array() } };
+const profiles = new WeakMap<Sql, { at: number; value: Promise<Reading>; last?: Reading }>();
 
-/** The words of every theme and the learned reading, kept PROFILE_TTL_MS per database. */
+/**
+ * The words of every theme and the learned reading, read again every PROFILE_TTL_MS per
+ * database. Only the first question waits for them: later ones are answered with the last
+ * reading while the next is read and trained (about a second at a million rows).
+ */
 function themeProfiles(sql: Sql): Promise<Reading> {
   const kept = profiles.get(sql);
-  if (kept && Date.now() - kept.at < PROFILE_TTL_MS) return kept.value;
+  if (kept && Date.now() - kept.at < PROFILE_TTL_MS) {
+    return kept.last ? Promise.resolve(kept.last) : kept.value;
+  }
+  const last = kept?.last;
   // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
-  // under load), questions are answered without it, and the next try waits PROFILE_RETRY_MS.
-  const value = readBoth(sql).catch(() => {
-    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value });
-    return { profiles: [], model: { themes: [], weights: new Float64Array() } };
+  // under load), questions are answered with the last reading or without it, and the next try
+  // waits PROFILE_RETRY_MS.
+  const value: Promise<Reading> = readBoth(sql).then((reading) => {
+    profiles.set(sql, { at: Date.now(), value, last: reading });
+    return reading;
+  }, () => {
+    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value, last });
+    return last ?? NO_READING;
   });
-  profiles.set(sql, { at: Date.now(), value });
-  return value;
+  profiles.set(sql, { at: Date.now(), value, last });
+  return last ? Promise.resolve(last) : value;
 }
 
 async function readBoth(sql: Sql): Promise<Reading> {
