@@ -11,11 +11,20 @@
  * - A theme's score: for each significant word of the question, its best cosine with a word of
  *   the theme (below FLOOR counts nothing), averaged over the question's words, plus CENTROID
  *   times the cosine of the question's mean vector with the theme's weighted mean.
+ * - A second reading, learned: theme_words.ts's classifier from word vectors to themes, trained on
+ *   the same rows. The two readings are put on one scale (standard scores over the themes) and
+ *   added, the learned one at LEARNED of the weight.
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { findPage, type ListRow } from "./opportunities.ts";
 import type { OpportunityQuery } from "./schemas.ts";
+import {
+  readThemeWords,
+  scoreThemeWords,
+  type ThemeWordModel,
+  trainThemeWords,
+} from "./theme_words.ts";
 
 const PROFILE_ROWS = 50;
 const PROFILE_TTL_MS = 10 * 60_000;
@@ -24,6 +33,7 @@ const MIN_SHARE = 0.05;
 const MIN_CONCENTRATION = 0.2;
 const FLOOR = 0.2;
 const CENTROID = 1;
+const LEARNED = 0.5;
 /** Themes a question lifts, at most. */
 const THEMES = 3;
 
@@ -41,6 +51,11 @@ interface Profile {
   theme: number;
   words: Float32Array[];
   centroid: Float32Array;
+}
+
+interface Reading {
+  profiles: Profile[];
+  model: ThemeWordModel;
 }
 
 /** Themes the question is about, each with a weight from 0 to 1 (the first has 1). */
@@ -63,20 +78,47 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-const profiles = new WeakMap<Sql, { at: number; value: Promise<Profile[]> }>();
+/** `values` as standard scores: their distance from the mean in standard deviations. */
+function standard(values: number[]): number[] {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length) || 1;
+  return values.map((x) => (x - mean) / sd);
+}
 
-/** The words of every theme (see the module comment), kept PROFILE_TTL_MS per database. */
-function themeProfiles(sql: Sql): Promise<Profile[]> {
+const NO_READING: Reading = { profiles: [], model: { themes: [], weights: new Float64Array() } };
+const profiles = new WeakMap<Sql, { at: number; value: Promise<Reading>; last?: Reading }>();
+
+/**
+ * The words of every theme and the learned reading, read again every PROFILE_TTL_MS per
+ * database. Only the first question waits for them: later ones are answered with the last
+ * reading while the next is read and trained (about a second at a million rows).
+ */
+function themeProfiles(sql: Sql): Promise<Reading> {
   const kept = profiles.get(sql);
-  if (kept && Date.now() - kept.at < PROFILE_TTL_MS) return kept.value;
+  if (kept && Date.now() - kept.at < PROFILE_TTL_MS) {
+    return kept.last ? Promise.resolve(kept.last) : kept.value;
+  }
+  const last = kept?.last;
   // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
-  // under load), questions are answered without it, and the next try waits PROFILE_RETRY_MS.
-  const value = readProfiles(sql).catch(() => {
-    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value });
-    return [];
+  // under load), questions are answered with the last reading or without it, and the next try
+  // waits PROFILE_RETRY_MS.
+  const value: Promise<Reading> = readBoth(sql).then((reading) => {
+    profiles.set(sql, { at: Date.now(), value, last: reading });
+    return reading;
+  }, () => {
+    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value, last });
+    return last ?? NO_READING;
   });
-  profiles.set(sql, { at: Date.now(), value });
-  return value;
+  profiles.set(sql, { at: Date.now(), value, last });
+  return last ? Promise.resolve(last) : value;
+}
+
+async function readBoth(sql: Sql): Promise<Reading> {
+  const profiles = await readProfiles(sql);
+  // Without the learned reading (its statement timed out), the nearest words still answer.
+  const words = await readThemeWords(sql, { rows: PROFILE_ROWS, generic: [...GENERIC], unit })
+    .catch(() => ({ themes: [], examples: [] }));
+  return { profiles, model: await trainThemeWords(words.themes, words.examples) };
 }
 
 async function readProfiles(sql: Sql): Promise<Profile[]> {
@@ -135,18 +177,22 @@ export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeL
   const mean = new Float32Array(vectors[0].length);
   for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i] += v[i];
   const norm = Math.sqrt(dot(mean, mean)) || 1;
-  const scored = (await themeProfiles(sql)).map((p) => {
+  const reading = await themeProfiles(sql);
+  const near = new Map(reading.profiles.map((p) => {
     let sum = 0;
     for (const v of vectors) {
       let best = 0;
       for (const w of p.words) best = Math.max(best, dot(v, w));
       sum += Math.max(0, (best - FLOOR) / (1 - FLOOR));
     }
-    return {
-      theme: p.theme,
-      score: sum / vectors.length + CENTROID * dot(mean, p.centroid) / norm,
-    };
-  }).sort((a, b) => b.score - a.score);
+    return [p.theme, sum / vectors.length + CENTROID * dot(mean, p.centroid) / norm];
+  }));
+  const learned = scoreThemeWords(reading.model, vectors);
+  const themes = [...new Set([...near.keys(), ...learned.keys()])];
+  const a = standard(themes.map((t) => near.get(t) ?? 0));
+  const b = learned.size ? standard(themes.map((t) => learned.get(t) ?? 0)) : a.map(() => 0);
+  const scored = themes.map((theme, i) => ({ theme, score: a[i] + LEARNED * b[i] }))
+    .sort((x, y) => y.score - x.score);
   if (scored.length === 0) return { themes: [] };
   // Weights relative to the first theme, measured from the first theme left out (or the last).
   const base = scored[Math.min(THEMES, scored.length - 1)].score;

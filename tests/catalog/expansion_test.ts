@@ -124,3 +124,27 @@ dbTest("the lift never outranks the question's own words", async ({ sql }, t) =>
     for (const b of boosts.values()) assert.ok(b <= SHARE * 10 && b < 10);
   });
 });
+
+dbTest("themeLift answers with the last reading while the next is read", async ({ sql }) => {
+  await importLines(sql, lines());
+  const [invoices] = await sql<{ id: number }[]>`select id from themes where slug = 'invoices'`;
+  const q = "clients who never pay me on time";
+  assert.equal((await themeLift(sql, q)).themes[0]?.[0], invoices.id);
+  // The invoices theme loses its rows: a new reading has no words of it.
+  await sql`delete from opportunities where theme_id = ${invoices.id}`;
+  const now = Date.now;
+  const later = now() + 11 * 60_000;
+  Date.now = () => later;
+  try {
+    // Past the reading's age: the last one answers at once, and the next one is read meanwhile.
+    assert.equal((await themeLift(sql, q)).themes[0]?.[0], invoices.id);
+    let fresh = false;
+    for (let i = 0; i < 100 && !fresh; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      fresh = !(await themeLift(sql, q)).themes.some(([t]) => t === invoices.id);
+    }
+    assert.ok(fresh, "the next reading replaced the last");
+  } finally {
+    Date.now = now;
+  }
+});
