@@ -11,6 +11,7 @@ import { SHARE, themeBoosts, themeLift } from "../../src/catalog/expansion.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";
+import { catalogueLines } from "../helpers/catalogue_lines.ts";
 
 // external_id, theme, title, description, score: the photo ideas score higher and hold "time"
 // in their titles, so the words alone rank them first for "clients who never pay me on time".
@@ -30,35 +31,16 @@ const ROWS: [string, string, string, string, number][] = [
 ];
 
 function lines(extra: typeof ROWS = []): string[] {
-  return [
-    { type: "category", slug: "c", name: "C", description: "" },
-    ...["invoices", "photos"].map((slug) => ({
-      type: "theme",
-      slug,
-      category: "c",
-      name: slug,
-      summary: "",
-      mentions_30d: 1,
-      mentions_prev_30d: 1,
-    })),
-    ...[...ROWS, ...extra].map(([external_id, theme, title, description, score], i) => ({
-      type: "opportunity",
+  return catalogueLines(
+    ["invoices", "photos"],
+    [...ROWS, ...extra].map(([external_id, theme, title, description, score]) => ({
       external_id,
       theme,
-      platform: "reddit",
-      channel_name: "x",
       title,
       description,
-      recommendation: "Build",
       score,
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `2026-05-0${1 + (i % 9)}T10:00:00Z`,
     })),
-  ].map((r) => JSON.stringify(r));
+  );
 }
 
 async function ask(sql: Sql, q: string): Promise<string[]> {

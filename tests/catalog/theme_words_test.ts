@@ -8,6 +8,7 @@ import { readThemeWords, scoreThemeWords, trainThemeWords } from "../../src/cata
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";
+import { catalogueLines } from "../helpers/catalogue_lines.ts";
 
 // Sentences written for both themes: texts of two themes, left out.
 const SHARED = "Nobody owns this problem yet. Nobody owns the fix.";
@@ -21,35 +22,15 @@ const ROWS: [string, string, string, string][] = [
 ];
 
 function lines(): string[] {
-  return [
-    { type: "category", slug: "c", name: "C", description: "" },
-    ...["invoices", "photos"].map((slug) => ({
-      type: "theme",
-      slug,
-      category: "c",
-      name: slug,
-      summary: "",
-      mentions_30d: 1,
-      mentions_prev_30d: 1,
-    })),
-    ...ROWS.map(([external_id, theme, title, description], i) => ({
-      type: "opportunity",
+  return catalogueLines(
+    ["invoices", "photos"],
+    ROWS.map(([external_id, theme, title, description]) => ({
       external_id,
       theme,
-      platform: "reddit",
-      channel_name: "x",
       title,
       description,
-      recommendation: "Build",
-      score: 50 + i,
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `2026-05-0${1 + i}T10:00:00Z`,
     })),
-  ].map((r) => JSON.stringify(r));
+  );
 }
 
 function unit(bytes: Uint8Array): Float32Array {

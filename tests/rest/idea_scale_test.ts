@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { importLines } from "../../src/ingest/import.ts";
 import { IdeaMatchSchema, SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
+import { catalogueLines } from "../helpers/catalogue_lines.ts";
 import { makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 
@@ -59,38 +60,18 @@ const OPPORTUNITIES: [string, string, string, string][] = [
 
 async function load(sql: Sql, extra: typeof OPPORTUNITIES = []): Promise<Record<string, number>> {
   const themes = ["invoices", "dentists", "tests"];
-  const lines = [
-    { type: "category", slug: "c", name: "C", description: "" },
-    ...themes.map((slug) => ({
-      type: "theme",
-      slug,
-      category: "c",
-      name: slug,
-      summary: "",
-      mentions_30d: 10,
-      mentions_prev_30d: 10,
-    })),
-    ...[...OPPORTUNITIES, ...extra].map(([external_id, theme, title, description], i) => ({
-      type: "opportunity",
+  const lines = catalogueLines(
+    themes.map((slug) => ({ slug, mentions_30d: 10, mentions_prev_30d: 10 })),
+    [...OPPORTUNITIES, ...extra].map(([external_id, theme, title, description]) => ({
       external_id,
       theme,
-      platform: "reddit",
-      channel_name: "x",
       title,
       description,
       key_features: ["Reminders"],
       target_audience: "Owners",
       competitors: [],
-      recommendation: "Build",
-      score: 50 + i,
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `2026-05-0${(i % 9) + 1}T10:00:00Z`,
     })),
-  ].map((r) => JSON.stringify(r));
+  );
   await importLines(sql, lines);
   const rows = await sql<{ id: number; external_id: string }[]>`
     select id, external_id from opportunities`;

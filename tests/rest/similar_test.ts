@@ -8,6 +8,7 @@ import { importLines } from "../../src/ingest/import.ts";
 import { SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
 import { IdeaMatchSchema } from "../../src/catalog/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
+import { catalogueLines } from "../helpers/catalogue_lines.ts";
 import { makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 
@@ -54,38 +55,23 @@ const OPPORTUNITIES: [string, string, string, string, string[], string][] = [
 ];
 
 async function load(sql: Sql): Promise<Record<string, number>> {
-  const lines = [
-    { type: "category", slug: "c", name: "C", description: "" },
-    ...THEMES.map(([slug, name, direction]) => ({
-      type: "theme",
+  const lines = catalogueLines(
+    THEMES.map(([slug, name, direction]) => ({
       slug,
-      category: "c",
       name,
-      summary: "",
       mentions_30d: direction === "up" ? 20 : 10,
       mentions_prev_30d: 10,
     })),
-    ...OPPORTUNITIES.map(([external_id, theme, title, description, features, audience], i) => ({
-      type: "opportunity",
+    OPPORTUNITIES.map(([external_id, theme, title, description, features, audience], i) => ({
       external_id,
       theme,
-      platform: "reddit",
-      channel_name: "x",
       title,
       description,
       key_features: features,
       target_audience: audience,
       competitors: [`Rival ${i}`],
-      recommendation: "Build",
-      score: 50 + i,
-      pain_point_intensity: 5,
-      willingness_to_pay_score: 5,
-      tech_difficulty: 5,
-      sustainability_score: 5,
-      is_online_deliverable: true,
-      created_at: `2026-05-0${i + 1}T10:00:00Z`,
     })),
-  ].map((r) => JSON.stringify(r));
+  );
   await importLines(sql, lines);
   const rows = await sql<{ id: number; external_id: string }[]>`
     select id, external_id from opportunities`;
