@@ -56,6 +56,11 @@ export class VersionShelf<T> {
   #values = new Map<string, Promise<T>>();
   constructor(readonly keep: boolean) {}
 
+  /** Values kept now (for tests and metrics). */
+  get size(): number {
+    return this.#values.size;
+  }
+
   get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     if (!this.keep || version < this.#version) return compute();
     if (version > this.#version) {
@@ -83,7 +88,7 @@ export async function countsOfCubes(
   sql: Sql,
   filter: CountFilter,
   version: number,
-  shelf: VersionShelf<ScoresCube | number[] | undefined>,
+  shelf: VersionShelf<ScoresCube | ThemeRef[] | undefined>,
 ): Promise<ScoreCounts | undefined> {
   if (!countsFromCube(filter)) return undefined;
   const cube = (key: string, load: () => Promise<ScoresCube | undefined>) =>
@@ -92,29 +97,31 @@ export async function countsOfCubes(
     const summary = await cube("summary", () => loadScoresCube(sql));
     return summary && scoreCountsOfCubes([summary], filter);
   }
-  const ids = await shelf.get(
-    version,
-    `themes:${JSON.stringify([filter.category ?? null, filter.theme ?? null])}`,
-    () => themeIdsOf(sql, filter),
-  ) as number[];
+  // Every theme in one entry, so that the shelf's keys come from the catalogue, never from what
+  // a caller writes: a slug that names nothing finds no theme and adds nothing.
+  const themes = await shelf.get(version, "themes", () => readThemes(sql)) as ThemeRef[];
+  const ids = themes.filter((t) =>
+    (!filter.category || t.category === filter.category) &&
+    (!filter.theme || t.slug === filter.theme)
+  ).map((t) => t.id);
   const cubes = await Promise.all(
     ids.map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
   );
   return cubes.every((c) => c !== undefined) ? scoreCountsOfCubes(cubes, filter) : undefined;
 }
 
-/** The themes `filter`'s category and theme allow (both when both are given). */
-async function themeIdsOf(sql: Sql, filter: CountFilter): Promise<number[]> {
-  const rows = await sql<{ id: number }[]>`
-    select t.id from themes t where true
-    ${
-    filter.category
-      ? sql`and t.category_id in (select g.id from categories g where g.slug = ${filter.category})`
-      : sql``
-  }
-    ${filter.theme ? sql`and t.slug = ${filter.theme}` : sql``}
+/** A theme as the category and theme filters find it. */
+export interface ThemeRef {
+  id: number;
+  slug: string;
+  /** Its category's slug. */
+  category: string;
+}
+
+async function readThemes(sql: Sql): Promise<ThemeRef[]> {
+  return await sql<ThemeRef[]>`
+    select t.id, t.slug, g.slug as category from themes t join categories g on g.id = t.category_id
     order by t.id`;
-  return rows.map((r) => r.id);
 }
 
 /** Reads the sub-scores' summary into a cube; undefined when it has more than `maxRows` rows. */

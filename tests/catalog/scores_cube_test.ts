@@ -11,6 +11,7 @@ import {
   loadScoresCube,
   scoreCountsOfCubes,
   type ScoresCube,
+  type ThemeRef,
   VersionShelf,
 } from "../../src/catalog/scores_cube.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
@@ -51,7 +52,7 @@ dbTest(
     const [{ category, theme }] = await sql<{ category: string; theme: string }[]>`
     select g.slug as category, t.slug as theme from themes t join categories g on g.id = t.category_id
     where t.id = (select theme_id from opportunities group by 1 order by count(*) desc limit 1)`;
-    const shelf = new VersionShelf<ScoresCube | number[] | undefined>(true);
+    const shelf = new VersionShelf<ScoresCube | ThemeRef[] | undefined>(true);
     const cases = [
       { category, min_pain_point_intensity: 3 },
       { theme, max_tech_difficulty: 6, recommendation: "Validate" },
@@ -69,6 +70,14 @@ dbTest(
       }
       assert.deepEqual(counted, await scoreCountsFromSummary(sql, filter), JSON.stringify(raw));
     }
+    // Slugs that name nothing add nothing to the shelf: its keys come from the catalogue.
+    const kept = shelf.size;
+    for (let i = 0; i < 20; i++) {
+      const { page: _p, page_size: _s, sort: _o, cursor: _c, ...filter } = OpportunityQuerySchema
+        .parse({ category: `nothing-${i}`, theme: `none-${i}`, min_sustainability: 1 });
+      assert.equal((await countsOfCubes(sql, filter, 1, shelf))?.total, 0);
+    }
+    assert.equal(shelf.size, kept);
     // Kept for version 1 (a later write is not seen), read again for version 2.
     const filter = OpportunityQuerySchema.parse({ theme, min_pain_point_intensity: 1 });
     const before = await countsOfCubes(sql, filter, 1, shelf);
