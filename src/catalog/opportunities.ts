@@ -9,7 +9,13 @@ import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
 import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
 import { bandedPage, type ScoreBand, type ScoreCounts } from "./score_band.ts";
-import { bandWhere, type PairBand, pairBandedPage, type PairCounts } from "./sub_band.ts";
+import {
+  bandQuery,
+  bandWhere,
+  type PairBand,
+  pairBandedPage,
+  type PairCounts,
+} from "./sub_band.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./list_items.ts";
 import { hasSubScoreFilter, isSubScoreSort, subScoreFilter, subScoreKey } from "./sub_scores.ts";
 
@@ -242,8 +248,8 @@ async function pageOf(
   return await sql<ListRow[]>`
     select ${listColumns(sql)} ${keyColumns(sql, query)}
     from (
-      select o.id from opportunities o ${listFilter(sql, query)}
-      ${band ? bandWhere(sql, sortOf(query), band) : sql``}
+      select o.id from opportunities o ${listFilter(sql, bandQuery(query, band))}
+      ${band ? bandWhere(sql, query, band) : sql``}
       ${queryOrder(sql, query)} ${windowOf(sql, query, band)}
     ) as hit
     join opportunities o on o.id = hit.id

@@ -14,8 +14,8 @@
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
-import { cursorKeys } from "./opportunity_cursor.ts";
-import type { OpportunityQuery, OpportunitySort, SubScoreSort } from "./schemas.ts";
+import { afterCursor, cursorKeys, sortOf } from "./opportunity_cursor.ts";
+import type { OpportunityQuery, SubScoreSort } from "./schemas.ts";
 import { bandFilter, bucketSpan, type ScoreBand } from "./score_band.ts";
 import { isSubScoreSort, subScoreKey } from "./sub_scores.ts";
 
@@ -95,14 +95,38 @@ export function pairBandFilter(
     ${lo ? sql`and ${row} >= (${lo[0]}::int, ${lo[1]}::int)` : sql``}`;
 }
 
-/** The condition of a page's band in the order `sort`: the score order's, or a sub-score order's. */
+/**
+ * The query whose filters a banded page reads beside bandWhere's condition: in a sub-score order,
+ * without its score floor and its cursor, which bandWhere adds.
+ */
+export function bandQuery(
+  query: OpportunityQuery,
+  band: ScoreBand | PairBand | undefined,
+): OpportunityQuery {
+  if (!band || !isSubScoreSort(sortOf(query))) return query;
+  return { ...query, min_score: 0, cursor: undefined };
+}
+
+/**
+ * The condition of a page's band in `query`'s order: the score order's, or a sub-score order's
+ * with the cursor's and the score floor's (bandQuery), the floor as `o.score + 0 >= min_score`.
+ * Written plainly, the floor is a condition on the second column of the order's index, which
+ * PostgreSQL 15 then takes for the scan's start instead of the band's pair, and starts at the
+ * first entry of the band's highest sub-score: at 1,000,000 rows a band inside one pair read 2,737
+ * buffers in 9 ms, against 1,365 in 0.8 ms with the floor checked on each entry (it is in the
+ * index, so the scan stays index-only).
+ */
 export function bandWhere(
   sql: Sql,
-  sort: OpportunitySort,
+  query: OpportunityQuery,
   band: ScoreBand | PairBand,
 ): postgres.Fragment {
-  if (isSubScoreSort(sort)) return pairBandFilter(sql, sort, band as PairBand);
-  return bandFilter(sql, (band as ScoreBand).lo, (band as ScoreBand).hi);
+  const sort = sortOf(query);
+  if (!isSubScoreSort(sort)) {
+    return bandFilter(sql, (band as ScoreBand).lo, (band as ScoreBand).hi);
+  }
+  return sql`${pairBandFilter(sql, sort, band as PairBand)} ${afterCursor(sql, query)}
+    ${query.min_score > 0 ? sql`and (o.score + 0) >= ${query.min_score}::int` : sql``}`;
 }
 
 /**
