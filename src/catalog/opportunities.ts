@@ -86,13 +86,9 @@ export function listFilter(
 
 /**
  * `limit/offset` of a page and one row more: that row tells whether a next page exists. In a
- * score band only the band's first bucket is skipped into.
+ * band (of scores, or of a sub-score order's pairs) only the band's first bucket is skipped into.
  */
-function windowOf(
-  sql: Sql,
-  query: OpportunityQuery,
-  band?: ScoreBand | PairBand,
-): postgres.Fragment {
+function windowOf(sql: Sql, query: OpportunityQuery, band?: { skip: number }): postgres.Fragment {
   const skip = band ? band.skip : (query.page - 1) * query.page_size;
   return sql`limit ${query.page_size + 1} offset ${skip}`;
 }
