@@ -22,7 +22,14 @@ import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { scoreCountsFromSummary } from "./counts.ts";
-import { countsOfCubes, type ScoresCube, type ThemeRef, VersionShelf } from "./scores_cube.ts";
+import {
+  countsOfCubes,
+  pairCountsOfCubes,
+  type ScoresCube,
+  type ThemeRef,
+  VersionShelf,
+} from "./scores_cube.ts";
+import { isSubScoreSort } from "./sub_scores.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -156,10 +163,22 @@ export function createContent(
     if (!query.q?.trim()) {
       // The score order needs the counts before its page; the newest order reads both at once.
       // The page itself is not cached apart: the whole answer is.
-      const [scored, rows] = sortOf(query) === "score"
+      // A sub-score order reads its pair counts (from the cubes) before its page, beside the
+      // total's counts.
+      const sort = sortOf(query);
+      const [scored, rows] = sort === "score"
         ? await counts().then(async (c) =>
           [c, await readOpportunityPage(sql, query, { counts: c })] as const
         )
+        : isSubScoreSort(sort)
+        ? await Promise.all([
+          counts(),
+          cached(
+            version,
+            keyOf(`opportunities:pairs:${sort}`, filter),
+            () => pairCountsOfCubes(sql, filter, sort, { version, shelf: cubes }),
+          ).then((pairs) => readOpportunityPage(sql, query, { pairs })),
+        ])
         : await Promise.all([counts(), readOpportunityPage(sql, query)]);
       return {
         items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),

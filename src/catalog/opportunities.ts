@@ -8,7 +8,14 @@ import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { countFromSummary } from "./counts.ts";
 import { afterCursor, keyColumns, rank, sortOf } from "./opportunity_cursor.ts";
-import { bandedPage, bandFilter, type ScoreBand, type ScoreCounts } from "./score_band.ts";
+import { bandedPage, type ScoreBand, type ScoreCounts } from "./score_band.ts";
+import {
+  bandQuery,
+  bandWhere,
+  type PairBand,
+  pairBandedPage,
+  type PairCounts,
+} from "./sub_band.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./list_items.ts";
 import { hasSubScoreFilter, isSubScoreSort, subScoreFilter, subScoreKey } from "./sub_scores.ts";
 
@@ -79,9 +86,9 @@ export function listFilter(
 
 /**
  * `limit/offset` of a page and one row more: that row tells whether a next page exists. In a
- * score band only the band's first bucket is skipped into.
+ * band (of scores, or of a sub-score order's pairs) only the band's first bucket is skipped into.
  */
-function windowOf(sql: Sql, query: OpportunityQuery, band?: ScoreBand): postgres.Fragment {
+function windowOf(sql: Sql, query: OpportunityQuery, band?: { skip: number }): postgres.Fragment {
   const skip = band ? band.skip : (query.page - 1) * query.page_size;
   return sql`limit ${query.page_size + 1} offset ${skip}`;
 }
@@ -93,6 +100,8 @@ export interface PageOptions {
   forcePlans?: boolean;
   /** Without q: the filter's count of each score, which bounds a page of the score order. */
   counts?: ScoreCounts;
+  /** Without q, in a sub-score order: the filter's count of each pair (sub_band.ts). */
+  pairs?: PairCounts;
 }
 
 /**
@@ -162,7 +171,7 @@ export async function readOpportunityPage(
   query: OpportunityQuery,
   options: PageOptions = {},
 ): Promise<ListRow[]> {
-  if (!query.q?.trim()) return await listPage(sql, query, options.counts);
+  if (!query.q?.trim()) return await listPage(sql, query, options);
   const { total } = options;
   if (total === undefined) return await pageOf(sql, query);
   if ((query.page - 1) * query.page_size >= total) return [];
@@ -171,13 +180,20 @@ export async function readOpportunityPage(
   return await findPage(sql, query, pagePlan(query, total), true);
 }
 
-/** A page without q: in the score order with the filter's score counts, only its score band. */
+/**
+ * A page without q: in the score order with the filter's score counts, only its score band; in a
+ * sub-score order with its pair counts, only its pair band.
+ */
 async function listPage(
   sql: Sql,
   query: OpportunityQuery,
-  counts?: ScoreCounts,
+  { counts, pairs }: PageOptions,
 ): Promise<ListRow[]> {
-  if (!counts || sortOf(query) !== "score") return await pageOf(sql, query);
+  const sort = sortOf(query);
+  if (pairs && isSubScoreSort(sort)) {
+    return await pairBandedPage({ ...query, sort }, pairs, (band) => pageOf(sql, query, { band }));
+  }
+  if (!counts || sort !== "score") return await pageOf(sql, query);
   return await bandedPage(query, counts, (band) => pageOf(sql, query, { band }));
 }
 
@@ -216,7 +232,7 @@ export async function findPage(
 async function pageOf(
   sql: Sql,
   query: OpportunityQuery,
-  options: { match?: (sql: Sql) => postgres.Fragment; band?: ScoreBand } = {},
+  options: { match?: (sql: Sql) => postgres.Fragment; band?: ScoreBand | PairBand } = {},
 ): Promise<ListRow[]> {
   const { match, band } = options;
   if (searchText(query.q) || match) {
@@ -228,8 +244,8 @@ async function pageOf(
   return await sql<ListRow[]>`
     select ${listColumns(sql)} ${keyColumns(sql, query)}
     from (
-      select o.id from opportunities o ${listFilter(sql, query)}
-      ${band ? bandFilter(sql, band.lo, band.hi) : sql``}
+      select o.id from opportunities o ${listFilter(sql, bandQuery(query, band))}
+      ${band ? bandWhere(sql, query, band) : sql``}
       ${queryOrder(sql, query)} ${windowOf(sql, query, band)}
     ) as hit
     join opportunities o on o.id = hit.id

@@ -36,29 +36,57 @@ export interface ScoreBand {
   expected: number;
 }
 
+/** Where rows `from` .. `from + rows - 1` lie in a run of buckets: their first and last bucket. */
+export interface BucketSpan {
+  /** The index of the bucket of row `from`. */
+  first: number;
+  /** The index of the bucket of the span's last row. */
+  last: number;
+  /** The rows of bucket `first` that come before row `from`. */
+  skip: number;
+  /** How many rows the span holds (fewer than asked at the list's end). */
+  expected: number;
+}
+
+/**
+ * The buckets (sized `counts`, in the list's order, adding up to `total`) that hold the rows at
+ * positions `from` .. `from + rows - 1` (0-based): "empty" when the list ends before `from`,
+ * undefined when the counts do not add up to the total (then nothing is known).
+ */
+export function bucketSpan(
+  counts: number[],
+  total: number,
+  from: number,
+  rows: number,
+): BucketSpan | "empty" | undefined {
+  if (from >= total) return "empty";
+  const last = Math.min(from + rows, total) - 1;
+  let before = 0;
+  let first = -1;
+  let skip = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const end = before + counts[i];
+    if (first < 0 && end > from) {
+      first = i;
+      skip = from - before;
+    }
+    if (end > last) return { first, last: i, skip, expected: last - from + 1 };
+    before = end;
+  }
+  return undefined;
+}
+
 /**
  * The band of the rows at positions `from` .. `from + rows - 1` (0-based) of the score order,
  * or "empty" when the list ends before `from`.
  */
 export function offsetBand(counts: ScoreCounts, from: number, rows: number): ScoreBand | "empty" {
-  if (from >= counts.total) return "empty";
-  const last = Math.min(from + rows, counts.total) - 1;
-  let before = 0;
-  let hi = -1;
-  let skip = 0;
-  for (let i = 0; i < counts.scores.length; i++) {
-    const end = before + counts.counts[i];
-    if (hi < 0 && end > from) {
-      hi = counts.scores[i];
-      skip = from - before;
-    }
-    if (end > last) {
-      return { lo: counts.scores[i], hi, skip, expected: last - from + 1 };
-    }
-    before = end;
-  }
+  const span = bucketSpan(counts.counts, counts.total, from, rows);
+  if (span === "empty") return span;
   // Unreachable when the counts add up to the total; read everything rather than guess.
-  return { lo: 0, hi: 100, skip: from, expected: 0 };
+  if (!span) return { lo: 0, hi: 100, skip: from, expected: 0 };
+  const { first, last, skip, expected } = span;
+  return { lo: counts.scores[last], hi: counts.scores[first], skip, expected };
 }
 
 /**

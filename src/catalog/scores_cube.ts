@@ -5,12 +5,16 @@
  * with one. A count is then a pass over typed arrays (about 1 ms for the 217,000 summary rows of
  * a million opportunities) instead of a range sum in PostgreSQL (16-50 ms) or, with a category or
  * theme, a count in opportunities (65-120 ms), which every cold list with other bounds paid
- * again. A channel beside a bound is counted in PostgreSQL (its index narrows it), and so is any
- * summary larger than MAX_ROWS.
+ * again. The same cubes count any list without a channel per (sub-score, score) pair, bounds or
+ * not, for the band of a page in a sub-score order (sub_band.ts). A channel beside a bound is
+ * counted in PostgreSQL (its index narrows it), and so is any summary larger than MAX_ROWS; a
+ * sub-score order with a channel has no band.
  */
 import type { Sql } from "../db/open.ts";
 import type { CountFilter } from "./counts.ts";
+import type { SubScoreSort } from "./schemas.ts";
 import type { ScoreCounts } from "./score_band.ts";
+import type { PairCounts } from "./sub_band.ts";
 import { hasSubScoreFilter } from "./sub_scores.ts";
 
 /** Rows held at most in one cube (about 12 bytes each); past it, counts stay in PostgreSQL. */
@@ -37,11 +41,17 @@ export interface ScoresCube {
 type SummaryRow = [boolean, number, number, number, number, number, string, string, number];
 
 /**
- * Whether the count of `filter` can come from cubes: it has sub-score bounds, no channel, and a
- * platform of printable ASCII, which JavaScript lowercases as PostgreSQL does.
+ * Whether the count of `filter` can come from cubes: it has sub-score bounds (without them the
+ * other summaries count it), no channel, and a platform of printable ASCII, which JavaScript
+ * lowercases as PostgreSQL does.
  */
 export function countsFromCube(filter: CountFilter): boolean {
-  return hasSubScoreFilter(filter) && !filter.channel &&
+  return hasSubScoreFilter(filter) && cubesCount(filter);
+}
+
+/** Whether cubes can count `filter` at all: no channel, a platform of printable ASCII. */
+function cubesCount(filter: CountFilter): boolean {
+  return !filter.channel &&
     (filter.platform === undefined || /^[\x20-\x7e]*$/.test(filter.platform));
 }
 
@@ -80,6 +90,8 @@ export class VersionShelf<T> {
   }
 }
 
+type Shelf = VersionShelf<ScoresCube | ThemeRef[] | undefined>;
+
 /**
  * `filter`'s counts per score from cubes (as scoreCountsFromSummary answers them), or undefined
  * when they cannot answer it: no bound, a channel, a cube too large.
@@ -88,14 +100,43 @@ export async function countsOfCubes(
   sql: Sql,
   filter: CountFilter,
   version: number,
-  shelf: VersionShelf<ScoresCube | ThemeRef[] | undefined>,
+  shelf: Shelf,
 ): Promise<ScoreCounts | undefined> {
   if (!countsFromCube(filter)) return undefined;
+  const cubes = await cubesOf(sql, filter, version, shelf);
+  return cubes && scoreCountsOfCubes(cubes, filter);
+}
+
+/**
+ * `filter`'s counts per (sub-score, score) pair in the order `sort` (sub_band.ts), bounds or
+ * not, or undefined when cubes cannot answer it: a channel, a cube too large.
+ */
+export async function pairCountsOfCubes(
+  sql: Sql,
+  filter: CountFilter,
+  sort: SubScoreSort,
+  options: { version: number; shelf: Shelf },
+): Promise<PairCounts | undefined> {
+  if (!cubesCount(filter)) return undefined;
+  const cubes = await cubesOf(sql, filter, options.version, options.shelf);
+  return cubes && pairCountsOf(cubes, filter, sort);
+}
+
+/**
+ * The cubes that hold `filter`'s rows: the sub-scores' summary, or the themes of its category
+ * or theme; undefined when one is too large to hold.
+ */
+async function cubesOf(
+  sql: Sql,
+  filter: CountFilter,
+  version: number,
+  shelf: Shelf,
+): Promise<ScoresCube[] | undefined> {
   const cube = (key: string, load: () => Promise<ScoresCube | undefined>) =>
     shelf.get(version, key, load) as Promise<ScoresCube | undefined>;
   if (!filter.category && !filter.theme) {
     const summary = await cube("summary", () => loadScoresCube(sql));
-    return summary && scoreCountsOfCubes([summary], filter);
+    return summary && [summary];
   }
   // Every theme in one entry, so that the shelf's keys come from the catalogue, never from what
   // a caller writes: a slug that names nothing finds no theme and adds nothing.
@@ -107,7 +148,7 @@ export async function countsOfCubes(
   const cubes = await Promise.all(
     ids.map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
   );
-  return cubes.every((c) => c !== undefined) ? scoreCountsOfCubes(cubes, filter) : undefined;
+  return cubes.every((c) => c !== undefined) ? cubes : undefined;
 }
 
 /** A theme as the category and theme filters find it. */
@@ -210,7 +251,55 @@ export function scoreCountsOfCubes(cubes: ScoresCube[], filter: CountFilter): Sc
   return { total: counts.reduce((sum, n) => sum + n, 0), scores, counts };
 }
 
-function addCounts(cube: ScoresCube, filter: CountFilter, byScore: Float64Array): void {
+/**
+ * `filter`'s counts per (key, score) pair of the order `sort` over `cubes`, in the order's order:
+ * the key is the sub-score (the difficulty negated, lowest difficulty first), then the score
+ * highest first. Sub-scores are 0-10 and scores 0-100 (sql/0001_init.sql checks both).
+ */
+export function pairCountsOf(
+  cubes: ScoresCube[],
+  filter: CountFilter,
+  sort: SubScoreSort,
+): PairCounts {
+  const byPair = new Float64Array(11 * 101);
+  const column = CUBE_COLUMNS[sort];
+  for (const cube of cubes) addCounts(cube, filter, byPair, cube[column]);
+  const keys: number[] = [];
+  const scores: number[] = [];
+  const counts: number[] = [];
+  const negate = sort === "tech_difficulty";
+  for (let k = 0; k <= 10; k++) {
+    const sub = negate ? k : 10 - k;
+    for (let s = 100; s >= 0; s--) {
+      const n = byPair[sub * 101 + s];
+      if (n > 0) {
+        keys.push(negate && sub > 0 ? -sub : sub);
+        scores.push(s);
+        counts.push(n);
+      }
+    }
+  }
+  return { total: counts.reduce((sum, n) => sum + n, 0), keys, scores, counts };
+}
+
+/** The cube's column of each sub-score order. */
+const CUBE_COLUMNS = {
+  pain_point_intensity: "pain",
+  willingness_to_pay: "pay",
+  tech_difficulty: "difficulty",
+  sustainability: "sustainability",
+} as const satisfies Record<SubScoreSort, keyof ScoresCube>;
+
+/**
+ * Adds the rows of `cube` that `filter` keeps into `into`: at their score, or with `sub` (a
+ * sub-score column) at `sub * 101 + score`.
+ */
+function addCounts(
+  cube: ScoresCube,
+  filter: CountFilter,
+  into: Float64Array,
+  sub?: Uint8Array,
+): void {
   const platform = filter.platform === undefined
     ? -1
     : cube.platforms.indexOf(filter.platform.toLowerCase());
@@ -230,6 +319,6 @@ function addCounts(cube: ScoresCube, filter: CountFilter, byScore: Float64Array)
       cube.online[i] < online || (platform >= 0 && cube.platform[i] !== platform) ||
       (verdict >= 0 && cube.verdict[i] !== verdict)
     ) continue;
-    byScore[cube.score[i]] += cube.n[i];
+    into[sub ? sub[i] * 101 + cube.score[i] : cube.score[i]] += cube.n[i];
   }
 }

@@ -2,7 +2,8 @@
  * Every combination of the list filters, with every sort, page and cursor page, answers what a
  * plain count(*) and order by over opportunities answer: a randomised sweep (fixed seed, so that
  * a failure can be replayed) through the list as the service answers it (the total and the score
- * bands from the summary counts, src/catalog/score_band.ts), on both engines.
+ * bands from the summary counts, src/catalog/score_band.ts; the bands of the sub-score orders from
+ * the pair counts of the cubes, src/catalog/sub_band.ts), on both engines.
  */
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";

@@ -9,6 +9,7 @@ import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import {
   countsOfCubes,
   loadScoresCube,
+  pairCountsOfCubes,
   scoreCountsOfCubes,
   type ScoresCube,
   type ThemeRef,
@@ -88,5 +89,72 @@ dbTest(
     const after = await countsOfCubes(sql, filter, 2, shelf);
     assert.equal(after!.total, before!.total - 5);
     assert.deepEqual(after, await scoreCountsFromSummary(sql, filter));
+  },
+);
+
+dbTest(
+  "the cubes count each (sub-score, score) pair of a sub-score order as a group by does",
+  async ({ sql }) => {
+    await seedDemo(sql, { opportunities: 400 });
+    await sql`update opportunities set platform = upper(platform) where id % 4 = 0`;
+    const [{ category, theme }] = await sql<{ category: string; theme: string }[]>`
+    select g.slug as category, t.slug as theme from themes t join categories g on g.id = t.category_id
+    where t.id = (select theme_id from opportunities group by 1 order by count(*) desc limit 1)`;
+    const shelf = new VersionShelf<ScoresCube | ThemeRef[] | undefined>(true);
+    const cases = [
+      {},
+      { platform: "Reddit", min_score: 30 },
+      { recommendation: "Build", online_only: false },
+      { min_pain_point_intensity: 4, max_tech_difficulty: 7 },
+      { category, min_sustainability: 3 },
+      { theme, recommendation: "Validate" },
+      { platform: "nowhere" },
+    ];
+    const sorts = [
+      ["pain_point_intensity", sql`o.pain_point_intensity`],
+      ["willingness_to_pay", sql`o.willingness_to_pay_score`],
+      ["tech_difficulty", sql`-o.tech_difficulty`],
+      ["sustainability", sql`o.sustainability_score`],
+    ] as const;
+    let nonEmpty = 0;
+    for (const raw of cases) {
+      const query = OpportunityQuerySchema.parse(raw);
+      const { page: _p, page_size: _s, sort: _o, cursor: _c, ...filter } = query;
+      for (const [sort, key] of sorts) {
+        const rows = await sql<{ key: number; score: number; n: number }[]>`
+          select ${key} as key, o.score, count(*)::int as n from opportunities o
+          where (${!query.online_only} or o.is_online_deliverable)
+            and (${query.platform ?? null}::text is null
+              or lower(o.platform) = lower(${query.platform ?? null}))
+            and o.score >= ${query.min_score}
+            and (${query.recommendation ?? null}::text is null
+              or o.recommendation = ${query.recommendation ?? null})
+            and o.pain_point_intensity >= ${query.min_pain_point_intensity ?? 0}
+            and o.willingness_to_pay_score >= ${query.min_willingness_to_pay ?? 0}
+            and o.tech_difficulty <= ${query.max_tech_difficulty ?? 10}
+            and o.sustainability_score >= ${query.min_sustainability ?? 0}
+            and (${raw.category ?? null}::text is null or o.theme_id in (
+              select t.id from themes t join categories g on g.id = t.category_id
+              where g.slug = ${raw.category ?? null}))
+            and (${raw.theme ?? null}::text is null
+              or o.theme_id = (select t.id from themes t where t.slug = ${raw.theme ?? null}))
+          group by 1, 2 order by 1 desc, 2 desc`;
+        const counted = await pairCountsOfCubes(sql, filter, sort, { version: 1, shelf });
+        assert.deepEqual(counted, {
+          total: rows.reduce((sum, r) => sum + r.n, 0),
+          keys: rows.map((r) => r.key),
+          scores: rows.map((r) => r.score),
+          counts: rows.map((r) => r.n),
+        }, `${sort} ${JSON.stringify(raw)}`);
+        if (rows.length > 1) nonEmpty++;
+      }
+    }
+    assert.ok(nonEmpty >= 16, `${nonEmpty} cases with pairs`);
+    const withChannel = OpportunityQuerySchema.parse({ channel: "r/anything" });
+    assert.equal(
+      await pairCountsOfCubes(sql, withChannel, "sustainability", { version: 1, shelf }),
+      undefined,
+      "a channel's pairs are not counted",
+    );
   },
 );
