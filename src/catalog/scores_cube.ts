@@ -5,12 +5,11 @@
  * with one. A count is then a pass over typed arrays (about 1 ms for the 217,000 summary rows of
  * a million opportunities) instead of a range sum in PostgreSQL (16-50 ms) or, with a category or
  * theme, a count in opportunities (65-120 ms), which every cold list with other bounds paid
- * again. The same cubes count any list without a channel per (sub-score, score) pair, bounds or
- * not, for the band of a page in a sub-score order (sub_band.ts). A channel beside a bound is
- * counted in PostgreSQL (its index narrows it), and so is any summary larger than MAX_ROWS; a
- * sub-score order with a channel has no band. A cube of a channel's rows was tried and undone:
- * the channel index cannot carry the platform beside a channel name (an index row's size limit),
- * so its rows are read from the table, and cold that took up to 2 s, past the statement time-out.
+ * again. A channel's rows are grouped the same way, with their theme, once per version and
+ * channel, for lists with a channel (their count in opportunities took 30-300 ms). The same cubes
+ * count any list per (sub-score, score) pair, bounds or not, for the band of a page in a sub-score
+ * order (sub_band.ts). Any cube larger than MAX_ROWS leaves the count to PostgreSQL and the
+ * sub-score order without a band.
  */
 import type { Sql } from "../db/open.ts";
 import type { CountFilter } from "./counts.ts";
@@ -38,23 +37,35 @@ export interface ScoresCube {
   verdicts: string[];
   /** Lowercased by PostgreSQL, as the platform filter compares it. */
   platforms: string[];
+  /** Each row's theme (in a channel's cube only, for a category or theme beside the channel). */
+  theme?: Uint32Array;
 }
 
-type SummaryRow = [boolean, number, number, number, number, number, string, string, number];
+type SummaryRow = [
+  boolean,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string,
+  string,
+  number,
+  theme?: number,
+];
 
 /**
  * Whether the count of `filter` can come from cubes: it has sub-score bounds (without them the
- * other summaries count it), no channel, and a platform of printable ASCII, which JavaScript
- * lowercases as PostgreSQL does.
+ * other summaries count it) and a platform of printable ASCII, which JavaScript lowercases as
+ * PostgreSQL does.
  */
 export function countsFromCube(filter: CountFilter): boolean {
   return hasSubScoreFilter(filter) && cubesCount(filter);
 }
 
-/** Whether cubes can count `filter` at all: no channel, a platform of printable ASCII. */
+/** Whether cubes can count `filter` at all: a platform of printable ASCII. */
 function cubesCount(filter: CountFilter): boolean {
-  return !filter.channel &&
-    (filter.platform === undefined || /^[\x20-\x7e]*$/.test(filter.platform));
+  return filter.platform === undefined || /^[\x20-\x7e]*$/.test(filter.platform);
 }
 
 /**
@@ -92,7 +103,8 @@ export class VersionShelf<T> {
   }
 }
 
-type Shelf = VersionShelf<ScoresCube | ThemeRef[] | undefined>;
+/** Cubes, the themes and the channels, per data version. */
+export type Shelf = VersionShelf<unknown>;
 
 /**
  * `filter`'s counts per score from cubes (as scoreCountsFromSummary answers them), or undefined
@@ -105,8 +117,8 @@ export async function countsOfCubes(
   shelf: Shelf,
 ): Promise<ScoreCounts | undefined> {
   if (!countsFromCube(filter)) return undefined;
-  const cubes = await cubesOf(sql, filter, version, shelf);
-  return cubes && scoreCountsOfCubes(cubes, filter);
+  const held = await cubesOf(sql, filter, version, shelf);
+  return held && scoreCountsOfCubes(held.cubes, filter, held.themes);
 }
 
 /**
@@ -120,37 +132,51 @@ export async function pairCountsOfCubes(
   options: { version: number; shelf: Shelf },
 ): Promise<PairCounts | undefined> {
   if (!cubesCount(filter)) return undefined;
-  const cubes = await cubesOf(sql, filter, options.version, options.shelf);
-  return cubes && pairCountsOf(cubes, filter, sort);
+  const held = await cubesOf(sql, filter, options.version, options.shelf);
+  return held && pairCountsOf(held.cubes, filter, sort, held.themes);
 }
 
 /**
- * The cubes that hold `filter`'s rows: the sub-scores' summary, or the themes of its category
- * or theme; undefined when one is too large to hold.
+ * The cubes that hold `filter`'s rows: a channel's, the sub-scores' summary, or the themes of its
+ * category or theme; with a channel and a category or theme, the themes its rows must have.
+ * Undefined when a cube is too large to hold. The shelf's keys come from the catalogue (every
+ * theme in one entry, every channel in another), never from what a caller writes: a name that
+ * names nothing finds no cube and adds nothing.
  */
 async function cubesOf(
   sql: Sql,
   filter: CountFilter,
   version: number,
   shelf: Shelf,
-): Promise<ScoresCube[] | undefined> {
+): Promise<{ cubes: ScoresCube[]; themes?: Set<number> } | undefined> {
   const cube = (key: string, load: () => Promise<ScoresCube | undefined>) =>
     shelf.get(version, key, load) as Promise<ScoresCube | undefined>;
+  const themeIds = async () => {
+    const themes = await shelf.get(version, "themes", () => readThemes(sql)) as ThemeRef[];
+    return themes.filter((t) =>
+      (!filter.category || t.category === filter.category) &&
+      (!filter.theme || t.slug === filter.theme)
+    ).map((t) => t.id);
+  };
+  if (filter.channel) {
+    const channels = await shelf.get(version, "channels", () => readChannels(sql)) as Set<string>;
+    if (!channels.has(filter.channel)) return { cubes: [] };
+    const held = await cube(
+      `channel:${filter.channel}`,
+      () => loadChannelCube(sql, filter.channel!),
+    );
+    if (!held) return undefined;
+    const narrow = filter.category || filter.theme;
+    return { cubes: [held], themes: narrow ? new Set(await themeIds()) : undefined };
+  }
   if (!filter.category && !filter.theme) {
     const summary = await cube("summary", () => loadScoresCube(sql));
-    return summary && [summary];
+    return summary && { cubes: [summary] };
   }
-  // Every theme in one entry, so that the shelf's keys come from the catalogue, never from what
-  // a caller writes: a slug that names nothing finds no theme and adds nothing.
-  const themes = await shelf.get(version, "themes", () => readThemes(sql)) as ThemeRef[];
-  const ids = themes.filter((t) =>
-    (!filter.category || t.category === filter.category) &&
-    (!filter.theme || t.slug === filter.theme)
-  ).map((t) => t.id);
   const cubes = await Promise.all(
-    ids.map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
+    (await themeIds()).map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
   );
-  return cubes.every((c) => c !== undefined) ? cubes : undefined;
+  return cubes.every((c) => c !== undefined) ? { cubes } : undefined;
 }
 
 /** A theme as the category and theme filters find it. */
@@ -159,6 +185,13 @@ export interface ThemeRef {
   slug: string;
   /** Its category's slug. */
   category: string;
+}
+
+/** The channels that have rows. */
+async function readChannels(sql: Sql): Promise<Set<string>> {
+  const rows = await sql<{ channel: string }[]>`
+    select channel_name as channel from opportunity_counts group by 1 having sum(n) > 0`;
+  return new Set(rows.map((r) => r.channel));
 }
 
 async function readThemes(sql: Sql): Promise<ThemeRef[]> {
@@ -196,6 +229,34 @@ export async function loadThemeCube(
   return rows.length > maxRows ? undefined : cubeOf(rows);
 }
 
+/** Channel `name`'s opportunities grouped as the summary is, and by theme; undefined past `maxRows`. */
+export async function loadChannelCube(
+  sql: Sql,
+  name: string,
+  maxRows = MAX_ROWS,
+): Promise<ScoresCube | undefined> {
+  // The channel index does not cover these columns (it cannot carry the platform beside a
+  // channel name within an index row's size limit), so the rows are read from the table: up to
+  // 2 s for the largest channel when cold at a million rows, once per version and channel. That
+  // one read may pass the statement time-out, which is for what a caller's filters cost each
+  // time; counting each bounded filter of a channel in the table instead paid it again and again
+  // (503s under load).
+  const rows = await sql.begin(async (tx) => {
+    await tx`select set_config('statement_timeout', ${CUBE_TIMEOUT}, true)`;
+    return await tx`
+      select is_online_deliverable, pain_point_intensity, willingness_to_pay_score,
+        tech_difficulty, sustainability_score, score, recommendation, lower(platform),
+        count(*)::float8, theme_id
+      from opportunities where channel_name = ${name}
+      group by 1, 2, 3, 4, 5, 6, 7, 8, 10
+      limit ${maxRows + 1}`.values() as unknown as SummaryRow[];
+  });
+  return rows.length > maxRows ? undefined : cubeOf(rows);
+}
+
+/** The statement time-out of a channel's cube (see loadChannelCube). */
+const CUBE_TIMEOUT = "20s";
+
 function cubeOf(rows: SummaryRow[]): ScoresCube | undefined {
   const count = rows.length;
   const cube: ScoresCube = {
@@ -211,6 +272,7 @@ function cubeOf(rows: SummaryRow[]): ScoresCube | undefined {
     n: new Float64Array(count),
     verdicts: [],
     platforms: [],
+    theme: rows.length > 0 && rows[0].length > 9 ? new Uint32Array(count) : undefined,
   };
   const verdicts = new Map<string, number>();
   const platforms = new Map<string, number>();
@@ -223,7 +285,7 @@ function cubeOf(rows: SummaryRow[]): ScoresCube | undefined {
     return i;
   };
   rows.forEach(
-    ([online, pain, pay, difficulty, sustainability, score, verdict, platform, n], i) => {
+    ([online, pain, pay, difficulty, sustainability, score, verdict, platform, n, theme], i) => {
       cube.online[i] = online ? 1 : 0;
       cube.pain[i] = pain;
       cube.pay[i] = pay;
@@ -233,15 +295,23 @@ function cubeOf(rows: SummaryRow[]): ScoresCube | undefined {
       cube.verdict[i] = indexOf(verdicts, cube.verdicts, verdict);
       cube.platform[i] = indexOf(platforms, cube.platforms, platform);
       cube.n[i] = n;
+      if (cube.theme) cube.theme[i] = theme!;
     },
   );
   return cube.verdicts.length > 256 || cube.platforms.length > 65_536 ? undefined : cube;
 }
 
-/** `filter`'s counts per score over `cubes`, highest first (ignoring channel, category, theme). */
-export function scoreCountsOfCubes(cubes: ScoresCube[], filter: CountFilter): ScoreCounts {
+/**
+ * `filter`'s counts per score over `cubes`, highest first: the cubes hold its channel, category
+ * or theme, or rows of `themes` only are counted.
+ */
+export function scoreCountsOfCubes(
+  cubes: ScoresCube[],
+  filter: CountFilter,
+  themes?: Set<number>,
+): ScoreCounts {
   const byScore = new Float64Array(101);
-  for (const cube of cubes) addCounts(cube, filter, byScore);
+  for (const cube of cubes) addCounts(cube, filter, byScore, undefined, themes);
   const scores: number[] = [];
   const counts: number[] = [];
   for (let s = 100; s >= 0; s--) {
@@ -262,10 +332,11 @@ export function pairCountsOf(
   cubes: ScoresCube[],
   filter: CountFilter,
   sort: SubScoreSort,
+  themes?: Set<number>,
 ): PairCounts {
   const byPair = new Float64Array(11 * 101);
   const column = CUBE_COLUMNS[sort];
-  for (const cube of cubes) addCounts(cube, filter, byPair, cube[column]);
+  for (const cube of cubes) addCounts(cube, filter, byPair, cube[column], themes);
   const keys: number[] = [];
   const scores: number[] = [];
   const counts: number[] = [];
@@ -294,14 +365,16 @@ const CUBE_COLUMNS = {
 
 /**
  * Adds the rows of `cube` that `filter` keeps into `into`: at their score, or with `sub` (a
- * sub-score column) at `sub * 101 + score`.
+ * sub-score column) at `sub * 101 + score`; with `themes`, only rows of those themes.
  */
 function addCounts(
   cube: ScoresCube,
   filter: CountFilter,
   into: Float64Array,
   sub?: Uint8Array,
+  themes?: Set<number>,
 ): void {
+  if (themes && !cube.theme) throw new Error("themes asked of a cube without them");
   const platform = filter.platform === undefined
     ? -1
     : cube.platforms.indexOf(filter.platform.toLowerCase());
@@ -319,7 +392,7 @@ function addCounts(
       cube.score[i] < minScore || cube.pain[i] < minPain || cube.pay[i] < minPay ||
       cube.difficulty[i] > maxDifficulty || cube.sustainability[i] < minSustainability ||
       cube.online[i] < online || (platform >= 0 && cube.platform[i] !== platform) ||
-      (verdict >= 0 && cube.verdict[i] !== verdict)
+      (verdict >= 0 && cube.verdict[i] !== verdict) || (themes && !themes.has(cube.theme![i]))
     ) continue;
     into[sub ? sub[i] * 101 + cube.score[i] : cube.score[i]] += cube.n[i];
   }
