@@ -22,7 +22,7 @@ import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { scoreCountsFromSummary } from "./counts.ts";
-import { countsOfCubes, pairCountsOfCubes, type Shelf, VersionShelf } from "./scores_cube.ts";
+import { countsOfCubes, pairCountsOfCubes, type Shelf } from "./scores_cube.ts";
 import { isSubScoreSort } from "./sub_scores.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
@@ -128,7 +128,9 @@ export function createContent(
     cached(version, `opportunities:search:${key}`, compute);
   // Counts of bounded lists from summaries in memory (scores_cube.ts), one per data version like
   // the cache's entries but without their time-out; without a cache, read afresh each time.
-  const cubes: Shelf = new VersionShelf(cache.maxEntries > 0);
+  const cubes: Shelf = cache.maxEntries > 0
+    ? new VersionedCache(Infinity, Infinity)
+    : { get: (_version, _key, compute) => compute() };
 
   /**
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks

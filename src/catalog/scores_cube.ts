@@ -12,6 +12,7 @@
  * sub-score order without a band.
  */
 import type { Sql } from "../db/open.ts";
+import type { VersionedCache } from "./cache.ts";
 import type { CountFilter } from "./counts.ts";
 import type { SubScoreSort } from "./schemas.ts";
 import type { ScoreCounts } from "./score_band.ts";
@@ -69,42 +70,11 @@ function cubesCount(filter: CountFilter): boolean {
 }
 
 /**
- * Values kept per data version, each computed once (a failed one is not kept); a call with an
- * older version than the newest seen (a request that raced an import) computes without keeping.
- * Unlike the answer cache there is no time-out: a value is exact for its version. Without
- * `keep`, every call computes afresh.
+ * Where cubes, the themes and the channels are kept per data version: a VersionedCache
+ * (cache.ts) without a time-out or a size bound, as a value is exact for its version and its
+ * keys come from the catalogue; or, without an answer cache, a shelf that computes afresh.
  */
-export class VersionShelf<T> {
-  #version = -1;
-  #values = new Map<string, Promise<T>>();
-  constructor(readonly keep: boolean) {}
-
-  /** Values kept now (for tests and metrics). */
-  get size(): number {
-    return this.#values.size;
-  }
-
-  get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
-    if (!this.keep || version < this.#version) return compute();
-    if (version > this.#version) {
-      this.#version = version;
-      this.#values.clear();
-    }
-    let value = this.#values.get(key);
-    if (!value) {
-      const computed = compute();
-      value = computed;
-      this.#values.set(key, computed);
-      computed.catch(() => {
-        if (this.#values.get(key) === computed) this.#values.delete(key);
-      });
-    }
-    return value;
-  }
-}
-
-/** Cubes, the themes and the channels, per data version. */
-export type Shelf = VersionShelf<unknown>;
+export type Shelf = Pick<VersionedCache, "get">;
 
 /**
  * `filter`'s counts per score from cubes (as scoreCountsFromSummary answers them), or undefined

@@ -11,9 +11,8 @@ import {
   loadScoresCube,
   pairCountsOfCubes,
   scoreCountsOfCubes,
-  type Shelf,
-  VersionShelf,
 } from "../../src/catalog/scores_cube.ts";
+import { VersionedCache } from "../../src/catalog/cache.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 
@@ -56,7 +55,7 @@ dbTest(
     const [{ channel }] = await sql<{ channel: string }[]>`
       select o.channel_name as channel from opportunities o join themes t on t.id = o.theme_id
       where t.slug = ${theme} group by 1 order by count(*) desc limit 1`;
-    const shelf: Shelf = new VersionShelf(true);
+    const shelf = new VersionedCache(Infinity, Infinity);
     const cases = [
       { category, min_pain_point_intensity: 3 },
       { theme, max_tech_difficulty: 6, recommendation: "Validate" },
@@ -78,7 +77,7 @@ dbTest(
     }
     assert.ok(nonEmpty >= 2, `${nonEmpty} channel cases match anything`);
     // Names that name nothing add nothing to the shelf: its keys come from the catalogue.
-    const kept = shelf.size;
+    const kept = shelf.stats().entries;
     for (let i = 0; i < 20; i++) {
       const { page: _p, page_size: _s, sort: _o, cursor: _c, ...filter } = OpportunityQuerySchema
         .parse({
@@ -89,7 +88,7 @@ dbTest(
         });
       assert.equal((await countsOfCubes(sql, filter, 1, shelf))?.total, 0);
     }
-    assert.equal(shelf.size, kept);
+    assert.equal(shelf.stats().entries, kept);
     // Kept for version 1 (a later write is not seen), read again for version 2.
     const filter = OpportunityQuerySchema.parse({ theme, min_pain_point_intensity: 1 });
     const before = await countsOfCubes(sql, filter, 1, shelf);
@@ -113,7 +112,7 @@ dbTest(
     where t.id = (select theme_id from opportunities group by 1 order by count(*) desc limit 1)`;
     const [{ channel }] = await sql<{ channel: string }[]>`
       select channel_name as channel from opportunities group by 1 order by count(*) desc limit 1`;
-    const shelf = new VersionShelf(true);
+    const shelf = new VersionedCache(Infinity, Infinity);
     const cases = [
       {},
       { channel, min_score: 20 },
