@@ -9,7 +9,7 @@ import type { Sql } from "../db/open.ts";
 import type { CursorKey } from "./cursor.ts";
 import { findPage, listColumns, listFilter, type ListRow, pagePlan } from "./opportunities.ts";
 import { afterScoreKeys, questionCursor, questionPosition } from "./opportunity_cursor.ts";
-import type { OpportunityQuery, OpportunitySort } from "./schemas.ts";
+import type { OpportunityQuery } from "./schemas.ts";
 import { isSubScoreSort, subScoreValue } from "./sub_scores.ts";
 
 /**
@@ -90,11 +90,6 @@ export async function rowsAt(
     from opportunities o ${listFilter(sql, plain, match?.(sql))} ${afterScoreKeys(sql, after)}
     order by o.score desc, o.created_at desc, o.id desc
     limit ${limit} offset ${after ? 0 : offset}`;
-}
-
-/** The effective order of a list query: relevance with q unless another sort is asked for. */
-export function effectiveSort(query: OpportunityQuery): OpportunitySort {
-  return query.sort ?? (query.q?.trim() ? "relevance" : "score");
 }
 
 function time(value: Date | string): number {

@@ -20,8 +20,8 @@ import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
 import { countOpportunities, findPage, type ListRow, pagePlan } from "./opportunities.ts";
 import type { MatchKind, OpportunityQuery } from "./schemas.ts";
-import { nextCursor } from "./opportunity_cursor.ts";
-import { compareRows, effectiveSort, pageRows, rowsAt, withRest } from "./question_pages.ts";
+import { nextCursor, sortOf } from "./opportunity_cursor.ts";
+import { compareRows, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
 import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
@@ -210,7 +210,7 @@ async function answerSubject(
 ): Promise<SearchPage> {
   const candidates = options.candidates ?? CANDIDATES;
   const force = options.forcePlans ?? false;
-  const sort = effectiveSort(query);
+  const sort = sortOf(query);
   const { page: _page, page_size: _size, sort: _sort, cursor: _cursor, ...filter } = query;
   // Keys of what pages share: the filters (q as asked) and the reading of q.
   const filterKey = `${named?.slug ?? ""}|${text}|${JSON.stringify(Object.entries(filter).sort())}`;
