@@ -2,6 +2,7 @@
  * The service in-process on a test database: a handler built as main.ts builds it, a small
  * content fixture, and keys of any plan. Used by the REST and MCP tests.
  */
+import assert from "node:assert/strict";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import type { Sql } from "../../src/db/open.ts";
@@ -41,6 +42,23 @@ export function mcpPost(
       body: JSON.stringify({ jsonrpc: "2.0", ...message }),
     }),
   );
+}
+
+/** Calls MCP tool `name` with `args` over HTTP (status 200 asserted); returns the JSON-RPC result. */
+export async function callTool(
+  app: TestApp,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const res = await mcpPost(app, key, {
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+  assert.equal(res.status, 200, `tools/call ${name}`);
+  return (await res.json()).result;
 }
 
 let accountCounter = 0;

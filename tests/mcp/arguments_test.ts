@@ -1,21 +1,13 @@
 /** Tool arguments follow the REST parsing rules where DECISIONS.md says "as REST". */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, testApp } from "../helpers/app.ts";
+import { callTool, loadFixture, makeKey, testApp } from "../helpers/app.ts";
 
 dbTest("query_opportunities takes recommendation in any case, like REST", async (db) => {
   const app = testApp(db);
   await loadFixture(db.sql);
   const { key } = await makeKey(db.sql, "pro");
-  const call = async (args: Record<string, unknown>) => {
-    const res = await mcpPost(app, key, {
-      id: 1,
-      method: "tools/call",
-      params: { name: "query_opportunities", arguments: args },
-    });
-    assert.equal(res.status, 200);
-    return (await res.json()).result;
-  };
+  const call = (args: Record<string, unknown>) => callTool(app, key, "query_opportunities", args);
   const lower = await call({ recommendation: "validate" });
   assert.equal(lower.isError, undefined, JSON.stringify(lower.structuredContent));
   const rest = await (await app.get("/api/v1/opportunities?recommendation=VALIDATE", key)).json();

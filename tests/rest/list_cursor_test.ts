@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { callTool, loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { MAX_PAGE_DEPTH } from "../../src/catalog/cursor.ts";
@@ -223,15 +223,7 @@ dbTest(
     const app = testApp(db);
     await loadFixture(db.sql);
     const { key, accountId } = await makeKey(db.sql, "pro");
-    const call = async (args: Record<string, unknown>) => {
-      const res = await mcpPost(app, key, {
-        id: 1,
-        method: "tools/call",
-        params: { name: "query_opportunities", arguments: args },
-      });
-      assert.equal(res.status, 200);
-      return (await res.json()).result;
-    };
+    const call = (args: Record<string, unknown>) => callTool(app, key, "query_opportunities", args);
     const first = await call({ online_only: false, page_size: 2 });
     assert.equal(first.isError, undefined, JSON.stringify(first.structuredContent));
     const cursor = first.structuredContent.next_cursor;
