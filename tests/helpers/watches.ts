@@ -4,6 +4,7 @@
  * and JSON requests to the app.
  */
 import { BASE, FIXTURE_LINES, type TestApp } from "./app.ts";
+import type { Sql } from "../../src/db/open.ts";
 
 /** What the receiver got. */
 export interface Received {
@@ -57,4 +58,14 @@ export function sendJson(
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     }),
   );
+}
+
+/** The external ids of each batch of a watch, oldest batch first. */
+export async function batchesOf(sql: Sql, watchId: number): Promise<string[][]> {
+  const rows = await sql<{ ids: string[] }[]>`
+    select array(
+      select o.external_id from unnest(b.opportunity_ids) u(id)
+      join opportunities o on o.id = u.id order by o.external_id) as ids
+    from watch_batches b where b.watch_id = ${watchId} order by b.id`;
+  return rows.map((r) => r.ids);
 }

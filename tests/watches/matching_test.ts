@@ -7,7 +7,7 @@ import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/ingest/import.ts";
-import { changedFixtureLine, opportunityLine } from "../helpers/watches.ts";
+import { batchesOf, changedFixtureLine, opportunityLine } from "../helpers/watches.ts";
 
 /** A watch straight in the table (the REST validation is tested elsewhere). */
 async function addWatch(
@@ -23,16 +23,6 @@ async function addWatch(
       ${`token-${slot}`})
     returning id`;
   return row.id;
-}
-
-/** The external ids of each batch of a watch, oldest batch first. */
-async function batchesOf(sql: Sql, watchId: number): Promise<string[][]> {
-  const rows = await sql<{ ids: string[] }[]>`
-    select array(
-      select o.external_id from unnest(b.opportunity_ids) u(id)
-      join opportunities o on o.id = u.id order by o.external_id) as ids
-    from watch_batches b where b.watch_id = ${watchId} order by b.id`;
-  return rows.map((r) => r.ids);
 }
 
 dbTest("recordNewMatches: a score rising into min_score is new, once", async (db) => {

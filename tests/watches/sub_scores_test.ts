@@ -7,17 +7,7 @@ import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { importLines } from "../../src/ingest/import.ts";
-import { changedFixtureLine, opportunityLine, sendJson } from "../helpers/watches.ts";
-import type { Sql } from "../../src/db/open.ts";
-
-async function batchesOf(sql: Sql, watchId: number): Promise<string[][]> {
-  const rows = await sql<{ ids: string[] }[]>`
-    select array(
-      select o.external_id from unnest(b.opportunity_ids) u(id)
-      join opportunities o on o.id = u.id order by o.external_id) as ids
-    from watch_batches b where b.watch_id = ${watchId} order by b.id`;
-  return rows.map((r) => r.ids);
-}
+import { batchesOf, changedFixtureLine, opportunityLine, sendJson } from "../helpers/watches.ts";
 
 dbTest("a watch stores its sub-score bounds and delivers what rises into them", async (db, t) => {
   const app = testApp(db);
