@@ -15,6 +15,8 @@
 import postgres from "postgres";
 import { type WrkResult, wrkRun } from "./wrk.ts";
 import { mulberry32 as random } from "../src/ingest/demo_random.ts";
+import { SUB_SCORE_SORTS } from "../src/catalog/schemas.ts";
+import { SUB_SCORE_FILTERS } from "../src/catalog/sub_scores.ts";
 
 /** The values the strings draw from, as the database has them. */
 export interface ComboValues {
@@ -48,19 +50,6 @@ export async function comboValues(
   }
 }
 
-const SUB_SCORE_BOUNDS = [
-  "min_pain_point_intensity",
-  "min_willingness_to_pay",
-  "max_tech_difficulty",
-  "min_sustainability",
-];
-const SUB_SCORE_SORTS = [
-  "pain_point_intensity",
-  "willingness_to_pay",
-  "tech_difficulty",
-  "sustainability",
-];
-
 /** `count` distinct query strings of the list, the same on every run (seed 38). */
 export function comboPaths(
   count: number,
@@ -80,10 +69,10 @@ export function comboPaths(
     if (extra < 0.1) params.set("category", pick(values.categories));
     else if (extra < 0.15) params.set("channel", pick(values.channels));
     else if (extra < 0.3) params.set("theme", pick(values.themes));
-    for (const bound of SUB_SCORE_BOUNDS) {
+    for (const bound of SUB_SCORE_FILTERS) {
       if (next() < 0.15) params.set(bound, String(Math.floor(next() * 11)));
     }
-    if (next() < 0.2) params.set("sort", pick(SUB_SCORE_SORTS));
+    if (next() < 0.2) params.set("sort", pick([...SUB_SCORE_SORTS]));
     params.set("page", String(1 + Math.floor(next() * 50)));
     const path = `/api/v1/opportunities?${params}`;
     if (seen.has(path)) continue;

@@ -26,14 +26,19 @@ type SubScoreColumn =
   | "tech_difficulty"
   | "sustainability_score";
 
+/**
+ * The sub-score filters, as the list, the tools, the export and watches name them (a watch keeps
+ * each in a column of its own: sql/0020_sub_scores.sql).
+ */
+export const SUB_SCORE_FILTERS = [
+  "min_pain_point_intensity",
+  "min_willingness_to_pay",
+  "max_tech_difficulty",
+  "min_sustainability",
+] as const;
+
 /** The sub-score filters of a query. */
-export type SubScoreFilter = Pick<
-  OpportunityQuery,
-  | "min_pain_point_intensity"
-  | "min_willingness_to_pay"
-  | "max_tech_difficulty"
-  | "min_sustainability"
->;
+export type SubScoreFilter = Pick<OpportunityQuery, typeof SUB_SCORE_FILTERS[number]>;
 
 /** Whether `sort` is a sub-score order. */
 export function isSubScoreSort(sort: string | undefined): sort is SubScoreSort {

@@ -99,14 +99,6 @@ export const WatchQuerySchema = z.object({
 });
 export type WatchQuery = z.infer<typeof WatchQuerySchema>;
 
-/** The sub-score filters of a watch's query, each a column of watches (sql/0020_sub_scores.sql). */
-export const SUB_SCORE_FILTERS = [
-  "min_pain_point_intensity",
-  "min_willingness_to_pay",
-  "max_tech_difficulty",
-  "min_sustainability",
-] as const;
-
 export const WatchSchema = z.object({
   id: z.number().int(),
   name: z.string(),
