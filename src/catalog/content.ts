@@ -24,6 +24,16 @@ import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { scoreCountsFromSummary } from "./counts.ts";
 import { countsOfCubes, pairCountsOfCubes, type Shelf } from "./scores_cube.ts";
 import { isSubScoreSort } from "./sub_scores.ts";
+import { readDataVersion, searchText } from "./common.ts";
+import {
+  createListIndexes,
+  type ListIndexes,
+  type ListIndexStats,
+  loadListIndex,
+  rowsOfIds,
+} from "./list_index.ts";
+import { indexPage } from "./list_index_page.ts";
+import type { ListRow } from "./list_items.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -78,6 +88,10 @@ export interface Content {
   matchIdea(version: number, query: IdeaQuery): Promise<IdeaMatch>;
   getThemeHistory(version: number, query: ThemeHistoryQuery): Promise<ThemeHistory>;
   stats(): CacheStats;
+  /** The list index's version and use (list_index.ts); null when lists do not use one. */
+  listIndex(): ListIndexStats | null;
+  /** Starts loading the list index of the current data version (a server's start). */
+  warmLists(): void;
 }
 
 /** The answer's quality fields without q: nothing to judge. */
@@ -107,6 +121,14 @@ export function createContent(
      * replayed the version asked, or `sql`. Without it every read runs on `sql`.
      */
     reads?: ReadRouter;
+    /**
+     * Lists without q answered from the list index (list_index.ts): `background` loads it when
+     * a list finds none at its version and lets PostgreSQL answer meanwhile; `wait` waits for it
+     * (tests); `off`. Default: `background` with a cache, `off` without.
+     */
+    listIndex?: "background" | "wait" | "off";
+    /** Told of a list index load that failed (it is tried again 30 s later). */
+    onListIndexError?: (error: unknown) => void;
   } = {},
 ): Content {
   const primary = sql;
@@ -132,12 +154,51 @@ export function createContent(
     ? new VersionedCache(Infinity, Infinity)
     : { get: (_version, _key, compute) => compute() };
 
+  const listMode = options.listIndex ?? (cache.maxEntries > 0 ? "background" : "off");
+  // Read on the primary: one long read per data version, past a replica's read deadline.
+  const lists: ListIndexes | undefined = listMode === "off" ? undefined : createListIndexes(
+    () => loadListIndex(primary),
+    { onError: options.onListIndexError },
+  );
+
+  /** A list's answer from its rows (a page and the next row) and total. */
+  function listOf(query: ListQuery, rows: ListRow[], total: number): OpportunityList {
+    return {
+      items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),
+      total,
+      // A page reached by cursor has no number.
+      page: query.cursor === undefined ? query.page : null,
+      page_size: query.page_size,
+      match: "all",
+      next_cursor: nextCursor(query, rows),
+      ...UNJUDGED,
+    };
+  }
+
+  /** The list from the list index at `version`, or undefined when it cannot answer. */
+  async function indexedList(
+    version: number,
+    query: ListQuery,
+  ): Promise<OpportunityList | undefined> {
+    if (!lists || searchText(query.q)) return undefined;
+    const index = await lists.at(version, listMode === "wait");
+    const page = index && indexPage(index, query);
+    const rows = page && await on(version, (sql) => rowsOfIds(sql, query, page.ids));
+    lists.note(rows !== undefined);
+    return rows && listOf(query, rows, page!.total);
+  }
+
   /**
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
    * (exportPages) are read afresh, 1,000 rows each, and keep what they share in `memo`.
    */
-  function listAnswer(version: number, query: ListQuery, memo?: Memo): Promise<OpportunityList> {
-    return on(version, (sql) => listAnswerOn(sql, version, query, memo));
+  async function listAnswer(
+    version: number,
+    query: ListQuery,
+    memo?: Memo,
+  ): Promise<OpportunityList> {
+    return await indexedList(version, query) ??
+      await on(version, (sql) => listAnswerOn(sql, version, query, memo));
   }
 
   async function listAnswerOn(
@@ -176,15 +237,7 @@ export function createContent(
           ).then((pairs) => readOpportunityPage(sql, query, { pairs })),
         ])
         : await Promise.all([counts(), readOpportunityPage(sql, query)]);
-      return {
-        items: rows.slice(0, query.page_size).map((row) => toListItem(row, context.publicBaseUrl)),
-        total: scored.total,
-        page: number,
-        page_size: query.page_size,
-        match: "all",
-        next_cursor: nextCursor(query, rows),
-        ...UNJUDGED,
-      };
+      return listOf(query, rows, scored.total);
     }
     // One turn of the gate for the count and the page together: a turn each would send every
     // page to the back of the queue behind the counts that arrived after it.
@@ -283,5 +336,9 @@ export function createContent(
         () => on(version, (sql) => getThemeHistory(sql, query)),
       ),
     stats: () => cache.stats(),
+    listIndex: () => lists?.stats() ?? null,
+    warmLists: () => {
+      if (lists) readDataVersion(primary).then((v) => lists.at(v), () => {});
+    },
   };
 }

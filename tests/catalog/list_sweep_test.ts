@@ -14,6 +14,7 @@ import {
 } from "../../src/catalog/schemas.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
+import { readDataVersion } from "../../src/catalog/common.ts";
 import { dbTest } from "../helpers/db.ts";
 import { random, type Values, valuesOf } from "../helpers/sweep_values.ts";
 
@@ -96,9 +97,23 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
   };
 }
 
-/** Sweeps `n` random combinations; returns how many had rows. */
-async function sweep(sql: Sql, seed: number, n: number, when: string): Promise<number> {
-  const content = createContent(sql, { publicBaseUrl: "https://x.test" }, { maxEntries: 0 });
+/**
+ * Sweeps `n` random combinations; returns how many had rows. With `index`, every list is answered
+ * from the list index (src/catalog/list_index.ts) at the database's data version, and the sweep
+ * checks that it was; without, from the statements.
+ */
+async function sweep(
+  sql: Sql,
+  seed: number,
+  n: number,
+  when: string,
+  index = false,
+): Promise<number> {
+  const content = createContent(sql, { publicBaseUrl: "https://x.test" }, {
+    maxEntries: 0,
+    listIndex: index ? "wait" : "off",
+  });
+  const version = await readDataVersion(sql);
   const values = await valuesOf(sql);
   const next = random(seed);
   let nonEmpty = 0;
@@ -112,7 +127,7 @@ async function sweep(sql: Sql, seed: number, n: number, when: string): Promise<n
     const page = Math.min(1 + Math.floor(next() * (pages + 1)), Math.floor(10_000 / size));
     const label = `${when}: ${JSON.stringify({ ...base, page })}`;
     const query = OpportunityQuerySchema.parse({ ...base, page });
-    const answer = await content.listOpportunities(1, query);
+    const answer = await content.listOpportunities(version, query);
     assert.equal(answer.total, all.length, `total of ${label}`);
     const from = (page - 1) * size;
     assert.deepEqual(answer.items.map((o) => o.id), all.slice(from, from + size), label);
@@ -121,7 +136,7 @@ async function sweep(sql: Sql, seed: number, n: number, when: string): Promise<n
     let cursor = answer.next_cursor;
     for (let k = 1; k <= 2 && cursor; k++) {
       const more = await content.listOpportunities(
-        1,
+        version,
         OpportunityQuerySchema.parse({ ...base, cursor }),
       );
       const at = from + k * size;
@@ -131,6 +146,12 @@ async function sweep(sql: Sql, seed: number, n: number, when: string): Promise<n
       cursor = more.next_cursor;
     }
   }
+  const used = content.listIndex();
+  if (index) {
+    assert.equal(used?.passed, 0, `${when}: lists the index did not answer`);
+    assert.ok(used!.answered >= n, `${when}: ${used!.answered} lists from the index`);
+    assert.equal(used!.version, version);
+  } else assert.equal(used, null);
   return nonEmpty;
 }
 
@@ -149,4 +170,21 @@ dbTest("every combination of filters, sorts and pages equals count(*) and order 
     tech_difficulty = (tech_difficulty + 3) % 11 where id % 5 = 2`;
   await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
   await sweep(sql, 39, 150, "after updates");
+});
+
+dbTest("the list index answers every combination as count(*) and order by do", async (db) => {
+  const sql = db.sql;
+  await seedDemo(sql, { opportunities: 1200 });
+  const nonEmpty = await sweep(sql, 40, 350, "after the seed", true);
+  assert.ok(nonEmpty >= 150, `only ${nonEmpty} combinations match anything`);
+  // The same updates, and the version they would bump: a new index is read at the new version.
+  await sql`update opportunities set score = 100 - score where id % 3 = 0`;
+  await sql`update opportunities set platform = upper(platform), recommendation = 'Skip'
+    where id % 7 = 1`;
+  await sql`update opportunities set pain_point_intensity = 10 - pain_point_intensity,
+    tech_difficulty = (tech_difficulty + 3) % 11, created_at = created_at - interval '1 day'
+    where id % 5 = 2`;
+  await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
+  await sql`update data_version set version = version + 1`;
+  await sweep(sql, 41, 150, "after updates", true);
 });

@@ -1,0 +1,299 @@
+/**
+ * The list index: the columns every list filter and order reads, of every opportunity, held in
+ * memory as typed arrays once per data version, with the rows in the list order (score, newest,
+ * id: a row's position is its rank in that order). A list without `q` is then answered from
+ * memory, its exact total and its page's ids (list_index_page.ts), and PostgreSQL reads only
+ * the page's rows by primary key. A cold list at a million rows had cost three statements
+ * (admission, count, page), each planned afresh among many shapes; it now costs the admission
+ * and one lookup of its ids.
+ *
+ * One index is held at a time, read in one snapshot with the data version it belongs to, and a
+ * list is answered from it only at that version; at any other version (the first seconds of a
+ * process, the seconds after an import) the list goes to PostgreSQL as before while the newer
+ * index loads. A catalogue of more than `maxRows` opportunities is not held.
+ */
+import type { Sql } from "../db/open.ts";
+import { RECOMMENDATIONS } from "./schemas.ts";
+import { listColumns, type ListRow } from "./list_items.ts";
+import { keyColumns } from "./opportunity_cursor.ts";
+import type { OpportunityQuery } from "./schemas.ts";
+
+/** Opportunities held at most (about 45 bytes each); past it, lists stay in PostgreSQL. */
+export const MAX_INDEX_ROWS = 2_000_000;
+
+/** The positions of each value's rows, ascending: value v's are positions[offsets[v]..offsets[v+1]]. */
+export interface Postings {
+  offsets: Int32Array;
+  positions: Int32Array;
+}
+
+/** The filter and order columns of every opportunity, by position in the list order. */
+export interface ListIndex {
+  /** The data version of the snapshot the index was read in. */
+  version: number;
+  rows: number;
+  id: Int32Array;
+  /** created_at in microseconds since the epoch (exact in a double). */
+  us: Float64Array;
+  score: Uint8Array;
+  online: Uint8Array;
+  /** Index into RECOMMENDATIONS. */
+  verdict: Uint8Array;
+  pain: Uint8Array;
+  pay: Uint8Array;
+  difficulty: Uint8Array;
+  sustainability: Uint8Array;
+  /** Index into `platforms`, `channels`, `themes`. */
+  platform: Uint16Array;
+  channel: Uint32Array;
+  theme: Uint32Array;
+  /** The positions in the newest order (created_at, id, both descending). */
+  newest: Int32Array;
+  /** Each position's rank in the newest order. */
+  newestRank: Int32Array;
+  /** scoreEnd[s]: the first position whose score is below s (0 <= s <= 101). */
+  scoreEnd: Int32Array;
+  /** Lowercased by PostgreSQL, as the platform filter compares it. */
+  platforms: Map<string, number>;
+  channels: Map<string, number>;
+  /** A theme's slug to its index, and each theme's category (an index into `categories`). */
+  themes: Map<string, number>;
+  categories: Map<string, number>;
+  themeCategory: Int32Array;
+  byPlatform: Postings;
+  byChannel: Postings;
+  byTheme: Postings;
+  byCategory: Postings;
+}
+
+type IndexRow = [
+  number,
+  number,
+  number,
+  boolean,
+  string,
+  string,
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+];
+
+/**
+ * Reads the index in one read-only snapshot, with its data version; "too_large" past `maxRows`.
+ * Rows arrive in the list order through a cursor, 20,000 at a time.
+ */
+export async function loadListIndex(
+  sql: Sql,
+  maxRows = MAX_INDEX_ROWS,
+): Promise<ListIndex | "too_large"> {
+  return await sql.begin("isolation level repeatable read read only", async (tx) => {
+    // One long read at a million rows: longer than a request's statement time-out.
+    await tx`select set_config('statement_timeout', '120s', true)`;
+    const [{ version, n }] = await tx<{ version: number; n: number }[]>`
+      select (select version::float8 from data_version) as version,
+        (select count(*)::int from opportunities) as n`;
+    if (n > maxRows) return "too_large" as const;
+    const themeRows = await tx<{ id: number; slug: string; category: string }[]>`
+      select t.id, t.slug, c.slug as category
+      from themes t join categories c on c.id = t.category_id order by t.id`;
+    const index = emptyIndex(version, n);
+    const themeOf = new Map<number, number>();
+    const categories = new Map<string, number>();
+    index.themeCategory = new Int32Array(themeRows.length);
+    themeRows.forEach((t, i) => {
+      themeOf.set(t.id, i);
+      index.themes.set(t.slug, i);
+      if (!categories.has(t.category)) categories.set(t.category, categories.size);
+      index.themeCategory[i] = categories.get(t.category)!;
+    });
+    index.categories = categories;
+    const code = (map: Map<string, number>, key: string) => {
+      let found = map.get(key);
+      if (found === undefined) map.set(key, found = map.size);
+      return found;
+    };
+    let i = 0;
+    await tx`
+      select o.id, o.score, (extract(epoch from o.created_at) * 1000000)::bigint::float8 as us,
+        o.is_online_deliverable, o.recommendation, lower(o.platform), o.theme_id, o.channel_name,
+        o.pain_point_intensity, o.willingness_to_pay_score, o.tech_difficulty,
+        o.sustainability_score
+      from opportunities o order by o.score desc, o.created_at desc, o.id desc`
+      .values().cursor(20_000, (batch) => {
+        for (const r of batch as IndexRow[]) {
+          // A row written after the count (not in this snapshot) cannot be met; the check
+          // keeps the arrays' bounds whatever happens.
+          if (i >= n) break;
+          index.id[i] = r[0];
+          index.score[i] = r[1];
+          index.us[i] = r[2];
+          index.online[i] = r[3] ? 1 : 0;
+          index.verdict[i] = (RECOMMENDATIONS as readonly string[]).indexOf(r[4]);
+          index.platform[i] = code(index.platforms, r[5]);
+          index.theme[i] = themeOf.get(r[6]) ?? 0;
+          index.channel[i] = code(index.channels, r[7]);
+          index.pain[i] = r[8];
+          index.pay[i] = r[9];
+          index.difficulty[i] = r[10];
+          index.sustainability[i] = r[11];
+          i++;
+        }
+      });
+    if (i !== n) throw new Error(`The list index read ${i} rows of ${n}`);
+    return finish(index);
+  }) as ListIndex | "too_large";
+}
+
+function emptyIndex(version: number, n: number): ListIndex {
+  const postings = { offsets: new Int32Array(1), positions: new Int32Array(0) };
+  return {
+    version,
+    rows: n,
+    id: new Int32Array(n),
+    us: new Float64Array(n),
+    score: new Uint8Array(n),
+    online: new Uint8Array(n),
+    verdict: new Uint8Array(n),
+    pain: new Uint8Array(n),
+    pay: new Uint8Array(n),
+    difficulty: new Uint8Array(n),
+    sustainability: new Uint8Array(n),
+    platform: new Uint16Array(n),
+    channel: new Uint32Array(n),
+    theme: new Uint32Array(n),
+    newest: new Int32Array(n),
+    newestRank: new Int32Array(n),
+    scoreEnd: new Int32Array(102),
+    platforms: new Map(),
+    channels: new Map(),
+    themes: new Map(),
+    categories: new Map(),
+    themeCategory: new Int32Array(0),
+    byPlatform: postings,
+    byChannel: postings,
+    byTheme: postings,
+    byCategory: postings,
+  };
+}
+
+/** The derived parts: score bounds, the newest order, the postings of each named filter. */
+function finish(index: ListIndex): ListIndex {
+  const { rows: n, score } = index;
+  // Scores descend along the positions.
+  let at = n;
+  for (let s = 0; s <= 101; s++) {
+    while (at > 0 && score[at - 1] < s) at--;
+    index.scoreEnd[s] = at;
+  }
+  const { us, id } = index;
+  const newest = new Int32Array(n);
+  for (let p = 0; p < n; p++) newest[p] = p;
+  newest.sort((a, b) => us[b] - us[a] || id[b] - id[a]);
+  index.newest = newest;
+  for (let k = 0; k < n; k++) index.newestRank[newest[k]] = k;
+  index.byPlatform = postingsOf(index.platform, index.platforms.size);
+  index.byChannel = postingsOf(index.channel, index.channels.size);
+  index.byTheme = postingsOf(index.theme, index.themes.size);
+  const category = new Uint32Array(n);
+  for (let p = 0; p < n; p++) category[p] = index.themeCategory[index.theme[p]];
+  index.byCategory = postingsOf(category, index.categories.size);
+  return index;
+}
+
+/** Each value's positions in ascending order (a counting sort). */
+function postingsOf(column: Uint16Array | Uint32Array, values: number): Postings {
+  const offsets = new Int32Array(values + 1);
+  for (let p = 0; p < column.length; p++) offsets[column[p] + 1]++;
+  for (let v = 0; v < values; v++) offsets[v + 1] += offsets[v];
+  const next = offsets.slice(0, values);
+  const positions = new Int32Array(column.length);
+  for (let p = 0; p < column.length; p++) positions[next[column[p]]++] = p;
+  return { offsets, positions };
+}
+
+/** What the holder tells: the version held, its size, and how lists were answered. */
+export interface ListIndexStats {
+  version: number | null;
+  rows: number;
+  loads: number;
+  /** Lists answered from the index, and lists that went to PostgreSQL while it could not. */
+  answered: number;
+  passed: number;
+}
+
+/** The one index held, loaded when a list asks for a newer version than it has. */
+export interface ListIndexes {
+  /**
+   * The index at `version`, or undefined: then a load of the newest is started (one at a time)
+   * unless `wait` waits for it. An index newer than `version` is not used for it.
+   */
+  at(version: number, wait?: boolean): Promise<ListIndex | undefined>;
+  /** Counts a list answered from the index (true) or not. */
+  note(answered: boolean): void;
+  stats(): ListIndexStats;
+}
+
+/**
+ * The holder of the list index. `load` reads one (loadListIndex); after a failed load the next
+ * is tried no sooner than `retryMs` later, and a catalogue found too large is not read again
+ * until the version moves on.
+ */
+export function createListIndexes(
+  load: (version: number) => Promise<ListIndex | "too_large">,
+  options: { retryMs?: number; onError?: (error: unknown) => void } = {},
+): ListIndexes {
+  let held: ListIndex | undefined;
+  let loading: Promise<void> | undefined;
+  let tooLargeAt = -1;
+  let failedAt = -Infinity;
+  const counts = { loads: 0, answered: 0, passed: 0 };
+  const start = (version: number): Promise<void> => {
+    loading ??= load(version).then((index) => {
+      counts.loads++;
+      if (index === "too_large") tooLargeAt = version;
+      else if (!held || index.version >= held.version) held = index;
+    }, (error) => {
+      failedAt = Date.now();
+      options.onError?.(error);
+    }).finally(() => loading = undefined);
+    return loading;
+  };
+  return {
+    async at(version, wait = false) {
+      if (held?.version === version) return held;
+      if (held && held.version > version) return undefined;
+      if (version <= tooLargeAt) return undefined;
+      if (!wait && Date.now() - failedAt < (options.retryMs ?? 30_000)) return undefined;
+      const started = start(version);
+      if (!wait) return undefined;
+      await started;
+      return held?.version === version ? held : undefined;
+    },
+    note(answered) {
+      if (answered) counts.answered++;
+      else counts.passed++;
+    },
+    stats: () => ({ version: held?.version ?? null, rows: held?.rows ?? 0, ...counts }),
+  };
+}
+
+/**
+ * The rows of `ids` with their cursor keys, in the order of `ids`; undefined when one is missing
+ * (a row deleted since the index was read: the caller asks PostgreSQL for the page instead).
+ */
+export async function rowsOfIds(
+  sql: Sql,
+  query: OpportunityQuery,
+  ids: number[],
+): Promise<ListRow[] | undefined> {
+  if (ids.length === 0) return [];
+  const rows = await sql<ListRow[]>`
+    select ${listColumns(sql)} ${keyColumns(sql, query)}
+    from opportunities o where o.id = any(${ids}::int[])`;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const ordered = ids.map((id) => byId.get(id));
+  return ordered.every((r) => r !== undefined) ? ordered as ListRow[] : undefined;
+}
