@@ -78,6 +78,8 @@ export function buildHandler(
     deliveries?: boolean;
     /** Replaces parts of the public web's dependencies (tests: an outbox, a fixed client IP). */
     web?: Partial<WebDeps>;
+    /** Start loading the list index at once (a long-lived server) rather than at the first list. */
+    warmLists?: boolean;
   } = {},
 ): ((request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>) & {
   /** Waits for background work (a usage e-mail run) to end, before the database is closed. */
@@ -90,11 +92,18 @@ export function buildHandler(
   // With DATABASE_READ_URL, catalogue reads go to a replica that has replayed the request's data
   // version (src/db/replicas.ts); everything else, the quota first, stays on db.sql.
   const reads = db.replicas;
+  const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const content = createContent(db.sql, context, {
     onLookup: noteCacheLookup,
     searchConcurrency: config.db.searchConcurrency,
     reads,
+    onListIndexError: (error) =>
+      write({
+        event: "list_index_failed",
+        error: error instanceof Error ? error.message : String(error),
+      }),
   });
+  if (options.warmLists) content.warmLists();
   const metrics = createMetrics({
     content,
     connections: () => connectionsByState(db.sql),
@@ -104,7 +113,6 @@ export function buildHandler(
       primaryReads: reads.primaryReads(),
     })),
   });
-  const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom });
   // Started by requests (Deno Deploy has no long-lived timers) but never awaited by them.
   const usageMail = options.usageMail
@@ -188,7 +196,11 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
   lazy ??= (async () => {
     const config = readConfig();
     const { db } = await prepare(config);
-    return buildHandler(db, config, { usageMail: true, deliveries: true });
+    return buildHandler(db, config, {
+      usageMail: true,
+      deliveries: true,
+      warmLists: true,
+    });
   })();
   let serveRequest;
   try {
@@ -204,7 +216,11 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
 async function serve(): Promise<void> {
   const config = readConfig();
   const { db, firstStart } = await prepare(config);
-  const handle = buildHandler(db, config, { usageMail: true, deliveries: true });
+  const handle = buildHandler(db, config, {
+    usageMail: true,
+    deliveries: true,
+    warmLists: true,
+  });
   // A long-lived server also delivers between requests (an import by the CLI wakes nobody).
   const ticker = setInterval(() => handle.deliveries?.poke(), 5_000);
   const server = Deno.serve({

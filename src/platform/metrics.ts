@@ -7,6 +7,15 @@
 import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
 
+/** What the metrics read from the list index (src/catalog/list_index.ts `stats()`). */
+export interface ListIndexCounts {
+  version: number | null;
+  rows: number;
+  loads: number;
+  answered: number;
+  passed: number;
+}
+
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
 export interface CacheCounts {
   hits: number;
@@ -16,7 +25,7 @@ export interface CacheCounts {
 
 export interface MetricsOptions {
   /** The content operations, whose cache counts are read at each scrape. */
-  content?: { stats(): CacheCounts };
+  content?: { stats(): CacheCounts; listIndex?(): ListIndexCounts | null };
   /**
    * Reads the database's client connections by state at each scrape (db/status.ts
    * connectionsByState: pg_stat_activity); undefined when the database does not answer.
@@ -170,6 +179,30 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         "Hits over lookups since start (0 before the first lookup).",
       );
       out.push(`oppintel_cache_hit_ratio ${num(hits + misses > 0 ? hits / (hits + misses) : 0)}`);
+      const lists = options.content.listIndex?.();
+      if (lists) {
+        family(
+          "oppintel_list_index_rows",
+          "gauge",
+          "Opportunities in the list index held (0: none).",
+        );
+        out.push(`oppintel_list_index_rows ${lists.rows}`);
+        family(
+          "oppintel_list_index_version",
+          "gauge",
+          "Data version of the list index (-1: none).",
+        );
+        out.push(`oppintel_list_index_version ${lists.version ?? -1}`);
+        family("oppintel_list_index_loads_total", "counter", "List index loads finished.");
+        out.push(`oppintel_list_index_loads_total ${lists.loads}`);
+        family(
+          "oppintel_list_index_lists_total",
+          "counter",
+          "Lists without q that missed the cache, by whether the list index answered them.",
+        );
+        out.push(`oppintel_list_index_lists_total{answered="true"} ${lists.answered}`);
+        out.push(`oppintel_list_index_lists_total{answered="false"} ${lists.passed}`);
+      }
     }
 
     if (options.poolMax !== undefined) {
