@@ -46,6 +46,9 @@ Flags:
   --peer-seconds S       Seconds of the peer's combos run (default 30)
   --sides LIST           Sides of the combos runs, in turns (default B,A)
   --a-rev REV            The revision A runs (default main), e.g. the commit before a merge
+  --cold-from-start      Cold runs begin as soon as /healthz answers, without waiting for the
+                         list index to load (by default they wait for it, as a readiness check
+                         would; a side without the index does not wait)
 `);
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -69,6 +72,24 @@ const WARM_SECONDS = Number(option("warm-seconds", "30"));
 const PEER_SECONDS = Number(option("peer-seconds", "30"));
 const SIDES = option("sides", "B,A").split(",") as ("A" | "B")[];
 const A_REV = option("a-rev", "main");
+const COLD_FROM_START = Deno.args.includes("--cold-from-start");
+
+/**
+ * Waits until the server at `base` holds its list index (/metrics `oppintel_list_index_rows` above
+ * 0); returns the seconds waited, or null when the server has no list index metric.
+ */
+async function waitForListIndex(base: string, timeoutMs = 180_000): Promise<number | null> {
+  const started = performance.now();
+  // Bounded: at most timeoutMs / 100 polls.
+  while (performance.now() - started < timeoutMs) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const rows = /^oppintel_list_index_rows (\d+)$/m.exec(text);
+    if (!rows) return null;
+    if (Number(rows[1]) > 0) return (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The list index of ${base} was not loaded after ${timeoutMs} ms`);
+}
 
 /** Random min_score x page, as the issue's scenario: a fixed seed, 2,000 query strings. */
 function randomPaths(): string[] {
@@ -231,6 +252,10 @@ async function main(): Promise<void> {
           try {
             const spec = { base: fresh.base, keys: s.keys.spread, connections: CONNECTIONS };
             if (kind === "cold") {
+              const waited = COLD_FROM_START ? null : await waitForListIndex(fresh.base);
+              if (waited !== null) {
+                print(`(${side}: list index loaded ${waited.toFixed(1)} s after ready)`);
+              }
               return await wrkRun({ ...spec, paths: cold, seconds: COLD_SECONDS });
             }
             // One pass fills the cache, then the measured run goes round the same strings.
