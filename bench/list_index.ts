@@ -52,12 +52,15 @@ try {
   const queries = paths.map((p) => parseQuery(OpportunityQuerySchema, new URL(p, "http://x.test")));
   for (const round of [1, 2]) {
     const times: number[] = [];
+    const slowest: [number, string][] = [];
     const started = performance.now();
-    for (const query of queries) {
+    for (const [i, query] of queries.entries()) {
       const t = performance.now();
       indexPage(index!, query);
       times.push(performance.now() - t);
+      slowest.push([times.at(-1)!, paths[i]]);
     }
+    slowest.sort((a, b) => b[0] - a[0]);
     const total = performance.now() - started;
     times.sort((a, b) => a - b);
     console.log(
@@ -67,6 +70,9 @@ try {
         }, ` +
         `p99 ${percentile(times, 0.99).toFixed(3)}, max ${times.at(-1)!.toFixed(3)} ms)`,
     );
+    if (round === 2) {
+      for (const [ms, path] of slowest.slice(0, 5)) console.log(`  ${ms.toFixed(2)} ms ${path}`);
+    }
   }
 } finally {
   await sql.end({ timeout: 5 });

@@ -27,7 +27,11 @@ export interface Postings {
   positions: Int32Array;
 }
 
-/** The filter and order columns of every opportunity, by position in the list order. */
+/**
+ * The filter and order columns of every opportunity, by position in the list order. Three filters
+ * are one code, the group (online, recommendation, platform: GROUPS_PER_PLATFORM per platform), and
+ * the four sub-scores another (4 bits each), so that a row is checked in two reads.
+ */
 export interface ListIndex {
   /** The data version of the snapshot the index was read in. */
   version: number;
@@ -36,15 +40,12 @@ export interface ListIndex {
   /** created_at in microseconds since the epoch (exact in a double). */
   us: Float64Array;
   score: Uint8Array;
-  online: Uint8Array;
-  /** Index into RECOMMENDATIONS. */
-  verdict: Uint8Array;
-  pain: Uint8Array;
-  pay: Uint8Array;
-  difficulty: Uint8Array;
-  sustainability: Uint8Array;
-  /** Index into `platforms`, `channels`, `themes`. */
-  platform: Uint16Array;
+  /** online (1 bit) + 2 x the recommendation's index in RECOMMENDATIONS + 6 x the platform's. */
+  group: Uint16Array;
+  groups: number;
+  /** pain | willingness to pay << 4 | tech difficulty << 8 | sustainability << 12. */
+  subs: Uint16Array;
+  /** Index into `channels`, `themes`. */
   channel: Uint32Array;
   theme: Uint32Array;
   /** The positions in the newest order (created_at, id, both descending). */
@@ -53,6 +54,21 @@ export interface ListIndex {
   newestRank: Int32Array;
   /** scoreEnd[s]: the first position whose score is below s (0 <= s <= 101). */
   scoreEnd: Int32Array;
+  /** groupAtLeast[g * 102 + s]: the rows of group g whose score is at least s. */
+  groupAtLeast: Int32Array;
+  /**
+   * Per sub-score order (SUB_ORDERS), [(g * 11 + k) * 102 + s]: the rows of group g whose key in
+   * that order is k (0-10, descending: the difficulty's is 10 minus it) and whose score is at
+   * least s.
+   */
+  subAtLeast: Int32Array[];
+  /** Per sub-score order, the positions of each key (0-10), ascending. */
+  bySub: Postings[];
+  /**
+   * The rows counted by (score, group, sub-scores): the counts of lists with sub-score bounds
+   * come from it (217,000 entries for a million rows), its entries in descending score.
+   */
+  cube: Cube;
   /** Lowercased by PostgreSQL, as the platform filter compares it. */
   platforms: Map<string, number>;
   channels: Map<string, number>;
@@ -64,6 +80,38 @@ export interface ListIndex {
   byChannel: Postings;
   byTheme: Postings;
   byCategory: Postings;
+}
+
+/** Rows counted by score, group and sub-scores; end[s]: the first entry whose score is below s. */
+export interface Cube {
+  score: Uint8Array;
+  group: Uint16Array;
+  subs: Uint16Array;
+  n: Int32Array;
+  end: Int32Array;
+}
+
+/** The sub-score orders, in the order of ListIndex.subAtLeast and bySub. */
+export const SUB_ORDERS = [
+  "pain_point_intensity",
+  "willingness_to_pay",
+  "tech_difficulty",
+  "sustainability",
+] as const;
+
+/** Groups of one platform: online (2) x recommendation (3). */
+export const GROUPS_PER_PLATFORM = 6;
+
+/**
+ * Platforms at most: the counts per group, sub-score and score take 180 KB per platform; a
+ * catalogue with more is not held.
+ */
+const MAX_PLATFORMS = 64;
+
+/** A sub-score order's key of a row's sub-scores code (0-10, descending in the order). */
+export function subKey(subs: number, order: number): number {
+  const value = (subs >> (order * 4)) & 15;
+  return order === 2 ? 10 - value : value;
 }
 
 type IndexRow = [
@@ -82,8 +130,9 @@ type IndexRow = [
 ];
 
 /**
- * Reads the index in one read-only snapshot, with its data version; "too_large" past `maxRows`.
- * Rows arrive in the list order through a cursor, 20,000 at a time.
+ * Reads the index in one read-only snapshot, with its data version; "too_large" past `maxRows`
+ * (or past MAX_PLATFORMS platforms). Rows arrive in the list order through a cursor, 20,000 at a
+ * time.
  */
 export async function loadListIndex(
   sql: Sql,
@@ -130,19 +179,17 @@ export async function loadListIndex(
           index.id[i] = r[0];
           index.score[i] = r[1];
           index.us[i] = r[2];
-          index.online[i] = r[3] ? 1 : 0;
-          index.verdict[i] = (RECOMMENDATIONS as readonly string[]).indexOf(r[4]);
-          index.platform[i] = code(index.platforms, r[5]);
+          const verdict = (RECOMMENDATIONS as readonly string[]).indexOf(r[4]);
+          index.group[i] = (r[3] ? 1 : 0) + 2 * verdict +
+            GROUPS_PER_PLATFORM * Math.min(code(index.platforms, r[5]), MAX_PLATFORMS - 1);
           index.theme[i] = themeOf.get(r[6]) ?? 0;
           index.channel[i] = code(index.channels, r[7]);
-          index.pain[i] = r[8];
-          index.pay[i] = r[9];
-          index.difficulty[i] = r[10];
-          index.sustainability[i] = r[11];
+          index.subs[i] = r[8] | (r[9] << 4) | (r[10] << 8) | (r[11] << 12);
           i++;
         }
       });
     if (i !== n) throw new Error(`The list index read ${i} rows of ${n}`);
+    if (index.platforms.size > MAX_PLATFORMS) return "too_large" as const;
     return finish(index);
   }) as ListIndex | "too_large";
 }
@@ -155,18 +202,18 @@ function emptyIndex(version: number, n: number): ListIndex {
     id: new Int32Array(n),
     us: new Float64Array(n),
     score: new Uint8Array(n),
-    online: new Uint8Array(n),
-    verdict: new Uint8Array(n),
-    pain: new Uint8Array(n),
-    pay: new Uint8Array(n),
-    difficulty: new Uint8Array(n),
-    sustainability: new Uint8Array(n),
-    platform: new Uint16Array(n),
+    group: new Uint16Array(n),
+    groups: 0,
+    subs: new Uint16Array(n),
     channel: new Uint32Array(n),
     theme: new Uint32Array(n),
     newest: new Int32Array(n),
     newestRank: new Int32Array(n),
     scoreEnd: new Int32Array(102),
+    groupAtLeast: new Int32Array(0),
+    subAtLeast: [],
+    bySub: [],
+    cube: cubeOf(new Uint8Array(0), new Uint16Array(0), new Uint16Array(0)),
     platforms: new Map(),
     channels: new Map(),
     themes: new Map(),
@@ -179,32 +226,93 @@ function emptyIndex(version: number, n: number): ListIndex {
   };
 }
 
-/** The derived parts: score bounds, the newest order, the postings of each named filter. */
+/** The derived parts: score bounds, counts, the newest order, the postings of each filter. */
 function finish(index: ListIndex): ListIndex {
-  const { rows: n, score } = index;
+  const { rows: n, score, group, subs } = index;
   // Scores descend along the positions.
   let at = n;
   for (let s = 0; s <= 101; s++) {
     while (at > 0 && score[at - 1] < s) at--;
     index.scoreEnd[s] = at;
   }
+  const groups = index.groups = GROUPS_PER_PLATFORM * Math.max(1, index.platforms.size);
+  // Counts of each score first, then summed from the top score down.
+  const atLeast = new Int32Array(groups * 102);
+  const subAtLeast = SUB_ORDERS.map(() => new Int32Array(groups * 11 * 102));
+  for (let p = 0; p < n; p++) {
+    atLeast[group[p] * 102 + score[p]]++;
+    for (let o = 0; o < SUB_ORDERS.length; o++) {
+      subAtLeast[o][(group[p] * 11 + subKey(subs[p], o)) * 102 + score[p]]++;
+    }
+  }
+  const accumulate = (counts: Int32Array) => {
+    for (let base = 0; base < counts.length; base += 102) {
+      for (let s = 99; s >= 0; s--) counts[base + s] += counts[base + s + 1];
+    }
+  };
+  accumulate(atLeast);
+  subAtLeast.forEach(accumulate);
+  index.groupAtLeast = atLeast;
+  index.subAtLeast = subAtLeast;
   const { us, id } = index;
   const newest = new Int32Array(n);
   for (let p = 0; p < n; p++) newest[p] = p;
   newest.sort((a, b) => us[b] - us[a] || id[b] - id[a]);
   index.newest = newest;
   for (let k = 0; k < n; k++) index.newestRank[newest[k]] = k;
-  index.byPlatform = postingsOf(index.platform, index.platforms.size);
+  const platform = new Uint32Array(n);
+  for (let p = 0; p < n; p++) platform[p] = Math.floor(group[p] / GROUPS_PER_PLATFORM);
+  index.byPlatform = postingsOf(platform, index.platforms.size);
   index.byChannel = postingsOf(index.channel, index.channels.size);
   index.byTheme = postingsOf(index.theme, index.themes.size);
   const category = new Uint32Array(n);
   for (let p = 0; p < n; p++) category[p] = index.themeCategory[index.theme[p]];
   index.byCategory = postingsOf(category, index.categories.size);
+  index.cube = cubeOf(score, group, subs);
+  index.bySub = SUB_ORDERS.map((_, o) => {
+    const keys = new Uint32Array(n);
+    for (let p = 0; p < n; p++) keys[p] = subKey(subs[p], o);
+    return postingsOf(keys, 11);
+  });
   return index;
 }
 
+/** The rows counted by (score, group, sub-scores), in descending score (rows come so). */
+function cubeOf(score: Uint8Array, group: Uint16Array, subs: Uint16Array): Cube {
+  const at = new Map<number, number>();
+  const keys: number[] = [];
+  const counts: number[] = [];
+  for (let p = 0; p < score.length; p++) {
+    const key = score[p] * 2 ** 32 + group[p] * 2 ** 16 + subs[p];
+    const i = at.get(key);
+    if (i === undefined) {
+      at.set(key, keys.length);
+      keys.push(key);
+      counts.push(1);
+    } else counts[i]++;
+  }
+  const cube: Cube = {
+    score: new Uint8Array(keys.length),
+    group: new Uint16Array(keys.length),
+    subs: new Uint16Array(keys.length),
+    n: Int32Array.from(counts),
+    end: new Int32Array(102),
+  };
+  keys.forEach((key, i) => {
+    cube.score[i] = Math.floor(key / 2 ** 32);
+    cube.group[i] = Math.floor(key / 2 ** 16) % 2 ** 16;
+    cube.subs[i] = key % 2 ** 16;
+  });
+  let end = keys.length;
+  for (let s = 0; s <= 101; s++) {
+    while (end > 0 && cube.score[end - 1] < s) end--;
+    cube.end[s] = end;
+  }
+  return cube;
+}
+
 /** Each value's positions in ascending order (a counting sort). */
-function postingsOf(column: Uint16Array | Uint32Array, values: number): Postings {
+function postingsOf(column: Uint32Array, values: number): Postings {
   const offsets = new Int32Array(values + 1);
   for (let p = 0; p < column.length; p++) offsets[column[p] + 1]++;
   for (let v = 0; v < values; v++) offsets[v + 1] += offsets[v];
