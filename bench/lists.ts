@@ -73,6 +73,8 @@ const PEER_SECONDS = Number(option("peer-seconds", "30"));
 const SIDES = option("sides", "B,A").split(",") as ("A" | "B")[];
 const A_REV = option("a-rev", "main");
 const COLD_FROM_START = Deno.args.includes("--cold-from-start");
+/** The services' /metrics token (waitForListIndex reads the list index's rows there). */
+const METRICS_TOKEN = "bench-lists-metrics-token";
 
 /**
  * Waits until the server at `base` holds its list index (/metrics `oppintel_list_index_rows` above
@@ -82,7 +84,10 @@ async function waitForListIndex(base: string, timeoutMs = 180_000): Promise<numb
   const started = performance.now();
   // Bounded: at most timeoutMs / 100 polls.
   while (performance.now() - started < timeoutMs) {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const response = await fetch(`${base}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await response.text();
     const rows = /^oppintel_list_index_rows (\d+)$/m.exec(text);
     if (!rows) return null;
     if (Number(rows[1]) > 0) return (performance.now() - started) / 1000;
@@ -158,7 +163,7 @@ async function startServiceProc(
   const port = freePort();
   const proc = await start(name, ["main.ts"], {
     cwd,
-    env: { DATABASE_URL: url, PORT: String(port), SEED_DEMO: "off" },
+    env: { DATABASE_URL: url, PORT: String(port), SEED_DEMO: "off", METRICS_TOKEN },
   });
   const base = `http://127.0.0.1:${port}`;
   await waitReady(proc, `${base}/healthz`);

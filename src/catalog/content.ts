@@ -32,8 +32,10 @@ import {
   loadListIndex,
   rowsOfIds,
 } from "./list_index.ts";
-import { indexPage } from "./list_index_page.ts";
-import type { ListRow } from "./list_items.ts";
+import { type IndexPage, indexPage } from "./list_index_page.ts";
+import type postgres from "postgres";
+import { listColumns, type ListRow } from "./list_items.ts";
+import { keyColumns } from "./opportunity_cursor.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -54,8 +56,21 @@ import type {
 export interface Content {
   /** The base of the public URLs in the answers (QueryContext.publicBaseUrl). */
   publicBaseUrl: string;
-  /** The list of `query`. */
-  listOpportunities(version: number, query: ListQuery): Promise<OpportunityList>;
+  /**
+   * The list of `query`; `prefetched`, when given, is a plan of planList with the rows its
+   * `prefetch` read in the admission statement (used when the plan's version is `version`).
+   */
+  listOpportunities(
+    version: number,
+    query: ListQuery,
+    prefetched?: { plan: ListPlan; rows: unknown },
+  ): Promise<OpportunityList>;
+  /**
+   * A list's page planned from the list index held, with the statement fragment that reads its
+   * rows (for the admission statement: one round trip); undefined when the answer is cached, the
+   * index cannot answer, or catalogue reads go to replicas.
+   */
+  planList(query: ListQuery): ListPlan | undefined;
   /**
    * The pages of the list at `query` for an export (src/rest/export.ts): the list's own answer
    * (the same code, best match and relevance included), read afresh and not cached, page after
@@ -92,6 +107,13 @@ export interface Content {
   listIndex(): ListIndexStats | null;
   /** Starts loading the list index of the current data version (a server's start). */
   warmLists(): void;
+}
+
+/** A list's page planned from the list index at `version`, and the fragment reading its rows. */
+export interface ListPlan {
+  version: number;
+  page: IndexPage;
+  prefetch: postgres.Fragment;
 }
 
 /** The answer's quality fields without q: nothing to judge. */
@@ -188,6 +210,22 @@ export function createContent(
     return rows && listOf(query, rows, page!.total);
   }
 
+  /** The list's answer from a plan and the rows it read; undefined when a row is missing. */
+  function planned(
+    query: ListQuery,
+    { plan, rows }: { plan: ListPlan; rows: unknown },
+  ): Promise<OpportunityList> | undefined {
+    if (!Array.isArray(rows)) return undefined;
+    const byId = new Map((rows as ListRow[]).map((r) => [r.id, r]));
+    const ordered = plan.page.ids.map((id) => byId.get(id));
+    const complete = ordered.every((r) => r !== undefined);
+    // An incomplete plan is counted by the list's own reading, which follows.
+    if (complete) lists?.note(true, true);
+    return complete
+      ? Promise.resolve(listOf(query, ordered as ListRow[], plan.page.total))
+      : undefined;
+  }
+
   /**
    * The list's answer at `query`. Its page is cached, unless `memo` is given: an export's chunks
    * (exportPages) are read afresh, 1,000 rows each, and keep what they share in `memo`.
@@ -266,15 +304,29 @@ export function createContent(
 
   return {
     publicBaseUrl: context.publicBaseUrl,
-    listOpportunities: (version, query) =>
+    listOpportunities: (version, query, prefetched) =>
       // The whole answer is cached (one object, serialized once); its total is cached per
       // filter too, so paging through a result counts it once.
       cached(
         version,
         keyOf("opportunities:list", query),
-        () => listAnswer(version, query),
+        () =>
+          (prefetched?.plan.version === version && planned(query, prefetched)) ||
+          listAnswer(version, query),
         Math.ceil(query.page_size / 20),
       ),
+    planList: (query) => {
+      const index = lists?.held();
+      if (!index || options.reads || searchText(query.q)) return undefined;
+      if (cache.maxEntries > 0 && cache.has(keyOf("opportunities:list", query))) return undefined;
+      const page = indexPage(index, query);
+      if (!page) return undefined;
+      const sql = primary;
+      const prefetch = sql`(select coalesce(json_agg(r), '[]'::json) from (
+        select ${listColumns(sql)} ${keyColumns(sql, query)}
+        from opportunities o where o.id = any(${page.ids}::int[])) r)`;
+      return { version: index.version, page, prefetch };
+    },
     exportPages: (version, query) => {
       // What the chunks of a question's export share (its count, units and ranked candidates)
       // is kept for the whole export, so that a chunk read after the cache let them go (or at a

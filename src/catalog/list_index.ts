@@ -330,6 +330,8 @@ export interface ListIndexStats {
   /** Lists answered from the index, and lists that went to PostgreSQL while it could not. */
   answered: number;
   passed: number;
+  /** Of the answered, those whose rows the admission statement read (ListPlan, content.ts). */
+  prefetched: number;
 }
 
 /** The one index held, loaded when a list asks for a newer version than it has. */
@@ -339,8 +341,10 @@ export interface ListIndexes {
    * unless `wait` waits for it. An index newer than `version` is not used for it.
    */
   at(version: number, wait?: boolean): Promise<ListIndex | undefined>;
-  /** Counts a list answered from the index (true) or not. */
-  note(answered: boolean): void;
+  /** The index held, whatever its version. */
+  held(): ListIndex | undefined;
+  /** Counts a list answered from the index (true) or not; `prefetched`: by its plan's rows. */
+  note(answered: boolean, prefetched?: boolean): void;
   stats(): ListIndexStats;
 }
 
@@ -357,7 +361,7 @@ export function createListIndexes(
   let loading: Promise<void> | undefined;
   let tooLargeAt = -1;
   let failedAt = -Infinity;
-  const counts = { loads: 0, answered: 0, passed: 0 };
+  const counts = { loads: 0, answered: 0, passed: 0, prefetched: 0 };
   const start = (version: number): Promise<void> => {
     loading ??= load(version).then((index) => {
       counts.loads++;
@@ -380,7 +384,9 @@ export function createListIndexes(
       await started;
       return held?.version === version ? held : undefined;
     },
-    note(answered) {
+    held: () => held,
+    note(answered, prefetched = false) {
+      if (answered && prefetched) counts.prefetched++;
       if (answered) counts.answered++;
       else counts.passed++;
     },

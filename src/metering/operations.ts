@@ -106,7 +106,18 @@ const DEFINITIONS: Record<OperationName, Definition> = {
     // A bad cursor or a page too deep is refused here, before anything is charged.
     checkPaging(query);
     checkCursor(query);
-    return { work: (v) => content.listOpportunities(v, query) };
+    // A list that misses the cache, with the list index held, reads its page's rows in the
+    // admission statement: one round trip.
+    const plan = content.planList(query);
+    return {
+      prefetch: plan?.prefetch,
+      work: (v, _caller, fetched) =>
+        content.listOpportunities(
+          v,
+          query,
+          plan && fetched !== undefined ? { plan, rows: fetched } : undefined,
+        ),
+    };
   },
   getOpportunity({ sql, content }, parse) {
     const { id } = parse(OpportunityIdSchema);

@@ -14,6 +14,7 @@ export interface ListIndexCounts {
   loads: number;
   answered: number;
   passed: number;
+  prefetched: number;
 }
 
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
@@ -202,6 +203,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         );
         out.push(`oppintel_list_index_lists_total{answered="true"} ${lists.answered}`);
         out.push(`oppintel_list_index_lists_total{answered="false"} ${lists.passed}`);
+        family(
+          "oppintel_list_index_prefetched_total",
+          "counter",
+          "Lists from the list index whose rows the admission statement read.",
+        );
+        out.push(`oppintel_list_index_prefetched_total ${lists.prefetched}`);
       }
     }
 
