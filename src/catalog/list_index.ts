@@ -82,12 +82,14 @@ export interface ListIndex {
   byCategory: Postings;
 }
 
-/** Rows counted by score, group and sub-scores; end[s]: the first entry whose score is below s. */
+/**
+ * Rows counted by group, score and sub-scores, each group's entries in descending score:
+ * group g's entries with a score of at least s are [start[g], end[g * 102 + s]).
+ */
 export interface Cube {
-  score: Uint8Array;
-  group: Uint16Array;
   subs: Uint16Array;
   n: Int32Array;
+  start: Int32Array;
   end: Int32Array;
 }
 
@@ -213,7 +215,12 @@ function emptyIndex(version: number, n: number): ListIndex {
     groupAtLeast: new Int32Array(0),
     subAtLeast: [],
     bySub: [],
-    cube: cubeOf(new Uint8Array(0), new Uint16Array(0), new Uint16Array(0)),
+    cube: {
+      subs: new Uint16Array(0),
+      n: new Int32Array(0),
+      start: new Int32Array(0),
+      end: new Int32Array(0),
+    },
     platforms: new Map(),
     channels: new Map(),
     themes: new Map(),
@@ -268,7 +275,7 @@ function finish(index: ListIndex): ListIndex {
   const category = new Uint32Array(n);
   for (let p = 0; p < n; p++) category[p] = index.themeCategory[index.theme[p]];
   index.byCategory = postingsOf(category, index.categories.size);
-  index.cube = cubeOf(score, group, subs);
+  index.cube = cubeOf(score, group, subs, groups);
   index.bySub = SUB_ORDERS.map((_, o) => {
     const keys = new Uint32Array(n);
     for (let p = 0; p < n; p++) keys[p] = subKey(subs[p], o);
@@ -277,37 +284,40 @@ function finish(index: ListIndex): ListIndex {
   return index;
 }
 
-/** The rows counted by (score, group, sub-scores), in descending score (rows come so). */
-function cubeOf(score: Uint8Array, group: Uint16Array, subs: Uint16Array): Cube {
-  const at = new Map<number, number>();
-  const keys: number[] = [];
-  const counts: number[] = [];
+/** The rows counted by (group, score, sub-scores), by group and then descending score. */
+function cubeOf(score: Uint8Array, group: Uint16Array, subs: Uint16Array, groups: number): Cube {
+  // A key that sorts by group, then descending score, then sub-scores.
+  const keyOf = (p: number) => group[p] * 2 ** 24 + (255 - score[p]) * 2 ** 16 + subs[p];
+  const counts = new Map<number, number>();
   for (let p = 0; p < score.length; p++) {
-    const key = score[p] * 2 ** 32 + group[p] * 2 ** 16 + subs[p];
-    const i = at.get(key);
-    if (i === undefined) {
-      at.set(key, keys.length);
-      keys.push(key);
-      counts.push(1);
-    } else counts[i]++;
+    const key = keyOf(p);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   }
+  const keys = Float64Array.from(counts.keys()).sort();
   const cube: Cube = {
-    score: new Uint8Array(keys.length),
-    group: new Uint16Array(keys.length),
     subs: new Uint16Array(keys.length),
-    n: Int32Array.from(counts),
-    end: new Int32Array(102),
+    n: new Int32Array(keys.length),
+    start: new Int32Array(groups + 1),
+    end: new Int32Array(groups * 102),
   };
+  const groupOf = (key: number) => Math.floor(key / 2 ** 24);
+  const scoreOf = (key: number) => 255 - (Math.floor(key / 2 ** 16) % 2 ** 8);
   keys.forEach((key, i) => {
-    cube.score[i] = Math.floor(key / 2 ** 32);
-    cube.group[i] = Math.floor(key / 2 ** 16) % 2 ** 16;
     cube.subs[i] = key % 2 ** 16;
+    cube.n[i] = counts.get(key)!;
   });
-  let end = keys.length;
-  for (let s = 0; s <= 101; s++) {
-    while (end > 0 && cube.score[end - 1] < s) end--;
-    cube.end[s] = end;
+  let i = 0;
+  for (let g = 0; g < groups; g++) {
+    cube.start[g] = i;
+    while (i < keys.length && groupOf(keys[i]) === g) i++;
+    // Within the group, entries i0..i descend in score: end[s] is the first below s.
+    let end = i;
+    for (let s = 0; s <= 101; s++) {
+      while (end > cube.start[g] && scoreOf(keys[end - 1]) < s) end--;
+      cube.end[g * 102 + s] = end;
+    }
   }
+  cube.start[groups] = i;
   return cube;
 }
 

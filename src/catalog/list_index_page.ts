@@ -236,13 +236,16 @@ function inBounds(f: Filter, c: number): boolean {
  * and with `order` the matches of each key of that sub-score order.
  */
 function cubeCounts(index: ListIndex, f: Filter, order = -1): { total: number; keys: number[] } {
-  const { score: _, group, subs, n, end } = index.cube;
+  const { subs, n, start, end } = index.cube;
   const keys = new Array<number>(11).fill(0);
   let total = 0;
-  for (let i = 0; i < end[f.minScore]; i++) {
-    if (f.groupOk[group[i]] === 0 || !inBounds(f, subs[i])) continue;
-    total += n[i];
-    if (order >= 0) keys[subKey(subs[i], order)] += n[i];
+  for (let g = 0; g < index.groups; g++) {
+    if (f.groupOk[g] === 0) continue;
+    for (let i = start[g]; i < end[g * 102 + f.minScore]; i++) {
+      if (!inBounds(f, subs[i])) continue;
+      total += n[i];
+      if (order >= 0) keys[subKey(subs[i], order)] += n[i];
+    }
   }
   return { total, keys };
 }
