@@ -96,6 +96,7 @@ export function buildHandler(
   const content = createContent(db.sql, context, {
     onLookup: noteCacheLookup,
     searchConcurrency: config.db.searchConcurrency,
+    listIndexMaxRows: config.db.listIndexMaxRows,
     reads,
     onListIndexError: (error) =>
       write({

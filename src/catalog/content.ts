@@ -149,6 +149,8 @@ export function createContent(
      * (tests); `off`. Default: `background` with a cache, `off` without.
      */
     listIndex?: "background" | "wait" | "off";
+    /** Opportunities at most in the list index (default MAX_INDEX_ROWS); 0: no index. */
+    listIndexMaxRows?: number;
     /** Told of a list index load that failed (it is tried again 30 s later). */
     onListIndexError?: (error: unknown) => void;
   } = {},
@@ -176,10 +178,12 @@ export function createContent(
     ? new VersionedCache(Infinity, Infinity)
     : { get: (_version, _key, compute) => compute() };
 
-  const listMode = options.listIndex ?? (cache.maxEntries > 0 ? "background" : "off");
+  const listMode = options.listIndexMaxRows === 0
+    ? "off"
+    : options.listIndex ?? (cache.maxEntries > 0 ? "background" : "off");
   // Read on the primary: one long read per data version, past a replica's read deadline.
   const lists: ListIndexes | undefined = listMode === "off" ? undefined : createListIndexes(
-    () => loadListIndex(primary),
+    () => loadListIndex(primary, options.listIndexMaxRows),
     { onError: options.onListIndexError },
   );
 

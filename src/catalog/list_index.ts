@@ -18,7 +18,7 @@ import { listColumns, type ListRow } from "./list_items.ts";
 import { keyColumns } from "./opportunity_cursor.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 
-/** Opportunities held at most (about 45 bytes each); past it, lists stay in PostgreSQL. */
+/** Opportunities held at most by default (about 70 bytes each); past it, lists stay in PostgreSQL. */
 export const MAX_INDEX_ROWS = 2_000_000;
 
 /** The positions of each value's rows, ascending: value v's are positions[offsets[v]..offsets[v+1]]. */

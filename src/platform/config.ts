@@ -77,6 +77,11 @@ export interface Config {
      * per instance; the others wait their turn (platform/gate.ts). 0 lets them all run at once.
      */
     readonly searchConcurrency: number;
+    /**
+     * Opportunities at most in the list index held in memory (src/catalog/list_index.ts, about 70
+     * bytes each); a larger catalogue leaves lists to PostgreSQL. 0 turns the index off.
+     */
+    readonly listIndexMaxRows: number;
     /** A replica whose replay is further behind than this is skipped (DB_READ_MAX_LAG_MS). */
     readonly readMaxLagMs: number;
   };
@@ -135,6 +140,8 @@ const EnvSchema = z.object({
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
+  LIST_INDEX_MAX_ROWS: count("a whole number from 0 to 20000000", 0, 20_000_000)
+    .default(2_000_000),
   DATABASE_READ_URL: z.string().trim().default(""),
   DB_READ_MAX_LAG_MS: count("a whole number of milliseconds from 0 to 3600000", 0, 3_600_000)
     .default(10_000),
@@ -291,6 +298,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
       transactionPooler: e.DB_TRANSACTION_POOLER,
       searchConcurrency: e.DB_SEARCH_CONCURRENCY,
+      listIndexMaxRows: e.LIST_INDEX_MAX_ROWS,
       readMaxLagMs: e.DB_READ_MAX_LAG_MS,
     }),
   });

@@ -91,3 +91,23 @@ dbTest("lists from the list index read their rows in the admission statement", a
   await same("/api/v1/opportunities?page_size=8&online_only=false");
   assert.equal(await metric(app, "oppintel_list_index_version"), version);
 });
+
+dbTest("LIST_INDEX_MAX_ROWS bounds the list index, and 0 turns it off", async (db) => {
+  const sql = db.sql;
+  await seedDemo(sql, { opportunities: 50 });
+  const { key } = await makeKey(sql, "pro");
+  const off = testApp(db, { METRICS_TOKEN: TOKEN, LIST_INDEX_MAX_ROWS: "0" });
+  assert.equal((await off.get("/api/v1/opportunities?page_size=2", key)).status, 200);
+  assert.ok(Number.isNaN(await metric(off, "oppintel_list_index_rows")), "no index at all");
+  const small = testApp(db, { METRICS_TOKEN: TOKEN, LIST_INDEX_MAX_ROWS: "49" });
+  const first = await (await small.get("/api/v1/opportunities?page_size=2", key)).json();
+  // The load finds 50 rows, more than 49: nothing is held, and lists keep their answers.
+  for (let i = 0; i < 50 && await metric(small, "oppintel_list_index_loads_total") < 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.equal(await metric(small, "oppintel_list_index_loads_total"), 1);
+  assert.equal(await metric(small, "oppintel_list_index_rows"), 0);
+  const again = await (await small.get("/api/v1/opportunities?page_size=3", key)).json();
+  assert.deepEqual(again.items.slice(0, 2), first.items);
+  assert.equal(await metric(small, "oppintel_list_index_loads_total"), 1, "not read again");
+});
