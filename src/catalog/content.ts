@@ -25,13 +25,13 @@ import { scoreCountsFromSummary } from "./counts.ts";
 import { countsOfCubes, pairCountsOfCubes, type Shelf } from "./scores_cube.ts";
 import { isSubScoreSort } from "./sub_scores.ts";
 import { readDataVersion, searchText } from "./common.ts";
+import { loadListIndex } from "./list_index.ts";
 import {
   createListIndexes,
   type ListIndexes,
   type ListIndexStats,
-  loadListIndex,
   rowsOfIds,
-} from "./list_index.ts";
+} from "./list_index_holder.ts";
 import { type IndexPage, indexPage } from "./list_index_page.ts";
 import type postgres from "postgres";
 import { listColumns, type ListRow } from "./list_items.ts";

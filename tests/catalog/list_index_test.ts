@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
-import { createListIndexes, type ListIndex, loadListIndex } from "../../src/catalog/list_index.ts";
+import { type ListIndex, loadListIndex } from "../../src/catalog/list_index.ts";
+import { createListIndexes } from "../../src/catalog/list_index_holder.ts";
 import { indexPage } from "../../src/catalog/list_index_page.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";

@@ -13,8 +13,13 @@ import { importLines } from "../../src/ingest/import.ts";
 import { BASE, FIXTURE_LINES, loadFixture, makeKey, setUsed, usedOf } from "../helpers/app.ts";
 import { canReplicate, type ReplicaPair, startReplicaPair } from "../helpers/replication.ts";
 
-/** Only the count statements of a list read (src/catalog/counts.ts) contain this. */
+/**
+ * Only the count statements of a list read (src/catalog/counts.ts) contain this. Those are read
+ * with the list index off (LIST_INDEX_MAX_ROWS=0), as every app here is unless it says otherwise:
+ * with it, a list reads only its page's rows (LIST_ROWS), and the index itself on the primary.
+ */
 const LIST_COUNT = "sum(c.n)";
+const LIST_ROWS = "o.id = any(";
 /** The fixture's opportunities a list counts by default (online only). */
 const ONLINE = 5;
 const CURSOR_SECRET = "replica-test-cursor-secret-0123456789abcdef";
@@ -34,6 +39,7 @@ async function openApp(pair: ReplicaPair, env: Record<string, string> = {}): Pro
     PUBLIC_BASE_URL: "https://oppintel.example",
     CURSOR_SECRET,
     METRICS_TOKEN: "metrics-token",
+    LIST_INDEX_MAX_ROWS: "0",
     ...env,
   });
   const events: Record<string, unknown>[] = [];
@@ -117,6 +123,25 @@ Deno.test({
         assert.equal(await logged(pair, "primary", from.primary), 0);
         assert.match((await pair.log("primary", from.primary)).text, /usage_counters/);
         assert.equal(await usedOf(pair.primary, accountId), 5);
+      });
+
+      await t.step("with the list index, a list's rows are read on the standby", async () => {
+        const indexed = await open({ LIST_INDEX_MAX_ROWS: "1000" });
+        await total(indexed, key, "min_score=1");
+        // The index loads on the primary (one snapshot per version); then lists read their rows.
+        await waitFor("the list index", async () => {
+          const metrics = await (await indexed.get("/metrics")).text();
+          return /^oppintel_list_index_rows [1-9]/m.test(metrics);
+        });
+        const from = await marks(pair);
+        for (let i = 2; i < 5; i++) {
+          assert.equal(await total(indexed, key, `min_score=${i}`), ONLINE);
+        }
+        const standby = (await pair.log("standby", from.standby)).text;
+        const primary = (await pair.log("primary", from.primary)).text;
+        assert.equal(standby.split(LIST_ROWS).length - 1, 3);
+        assert.ok(!primary.includes(LIST_ROWS));
+        assert.ok(!primary.includes(LIST_COUNT) && !standby.includes(LIST_COUNT));
       });
 
       await t.step("without DATABASE_READ_URL the same reads run on the primary", async () => {

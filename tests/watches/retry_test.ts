@@ -208,7 +208,13 @@ dbTest("Two instances on one database deliver each event exactly once", async (d
     const a = worker(db, { concurrency: 4, webhook });
     const b = worker({ ...db, sql: second }, { concurrency: 4, webhook });
     const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
-    assert.equal(ra.delivered + rb.delivered, 30);
+    // What went wrong, when a delivery did not succeed: its attempt's error.
+    const failed = await db.sql`select error, status_code from watch_attempts where not ok`;
+    assert.equal(
+      ra.delivered + rb.delivered,
+      30,
+      JSON.stringify({ ra, rb, failed: failed.slice(0, 3) }),
+    );
     const ids = receiver.received.map((r) => r.headers["webhook-id"]);
     assert.equal(ids.length, 30);
     assert.equal(new Set(ids).size, 30);
