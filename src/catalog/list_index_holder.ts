@@ -3,22 +3,14 @@
  * newer version than it has, one load at a time; and the page's rows read by id.
  */
 import type { Sql } from "../db/open.ts";
+import type { ListIndexCounts } from "../platform/metrics.ts";
 import type { ListIndex } from "./list_index.ts";
 import { listColumns, type ListRow } from "./list_items.ts";
 import { keyColumns } from "./opportunity_cursor.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 
-/** What the holder tells: the version held, its size, and how lists were answered. */
-export interface ListIndexStats {
-  version: number | null;
-  rows: number;
-  loads: number;
-  /** Lists answered from the index, and lists that went to PostgreSQL while it could not. */
-  answered: number;
-  passed: number;
-  /** Of the answered, those whose rows the admission statement read (ListPlan, content.ts). */
-  prefetched: number;
-}
+/** What the holder tells (the shape /metrics reads): the version held, its size, its use. */
+export type ListIndexStats = ListIndexCounts;
 
 /** The one index held, loaded when a list asks for a newer version than it has. */
 export interface ListIndexes {

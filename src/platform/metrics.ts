@@ -7,13 +7,17 @@
 import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
 
-/** What the metrics read from the list index (src/catalog/list_index.ts `stats()`). */
+/** What the metrics read from the list index (src/catalog/list_index_holder.ts `stats()`). */
 export interface ListIndexCounts {
+  /** The data version of the index held, and its rows (null and 0: none). */
   version: number | null;
   rows: number;
+  /** Loads finished. */
   loads: number;
+  /** Lists answered from the index, and lists that went to PostgreSQL while it could not. */
   answered: number;
   passed: number;
+  /** Of the answered, those whose rows the admission statement read (ListPlan, content.ts). */
   prefetched: number;
 }
 
