@@ -28,14 +28,15 @@ import { readDataVersion, searchText } from "./common.ts";
 import { loadListIndex } from "./list_index.ts";
 import {
   createListIndexes,
+  inIdOrder,
   type ListIndexes,
   type ListIndexStats,
   rowsOfIds,
+  rowsSelect,
 } from "./list_index_holder.ts";
 import { type IndexPage, indexPage } from "./list_index_page.ts";
 import type postgres from "postgres";
-import { listColumns, type ListRow } from "./list_items.ts";
-import { keyColumns } from "./opportunity_cursor.ts";
+import type { ListRow } from "./list_items.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
@@ -219,15 +220,10 @@ export function createContent(
     query: ListQuery,
     { plan, rows }: { plan: ListPlan; rows: unknown },
   ): Promise<OpportunityList> | undefined {
-    if (!Array.isArray(rows)) return undefined;
-    const byId = new Map((rows as ListRow[]).map((r) => [r.id, r]));
-    const ordered = plan.page.ids.map((id) => byId.get(id));
-    const complete = ordered.every((r) => r !== undefined);
+    const ordered = Array.isArray(rows) ? inIdOrder(rows, plan.page.ids) : undefined;
     // An incomplete plan is counted by the list's own reading, which follows.
-    if (complete) lists?.note(true, true);
-    return complete
-      ? Promise.resolve(listOf(query, ordered as ListRow[], plan.page.total))
-      : undefined;
+    if (ordered) lists?.note(true, true);
+    return ordered && Promise.resolve(listOf(query, ordered, plan.page.total));
   }
 
   /**
@@ -327,8 +323,7 @@ export function createContent(
       if (!page) return undefined;
       const sql = primary;
       const prefetch = sql`(select coalesce(json_agg(r), '[]'::json) from (
-        select ${listColumns(sql)} ${keyColumns(sql, query)}
-        from opportunities o where o.id = any(${page.ids}::int[])) r)`;
+        ${rowsSelect(sql, query, page.ids)}) r)`;
       return { version: index.version, page, prefetch };
     },
     exportPages: (version, query) => {

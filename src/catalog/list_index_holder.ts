@@ -2,6 +2,7 @@
  * The holder of the list index (list_index.ts): the one index held, loaded when a list asks for a
  * newer version than it has, one load at a time; and the page's rows read by id.
  */
+import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { ListIndexCounts } from "../platform/metrics.ts";
 import type { ListIndex } from "./list_index.ts";
@@ -72,9 +73,22 @@ export function createListIndexes(
   };
 }
 
+/** The select of the rows of `ids` with their cursor keys (a page's rows, in no order). */
+export function rowsSelect(sql: Sql, query: OpportunityQuery, ids: number[]): postgres.Fragment {
+  return sql`select ${listColumns(sql)} ${keyColumns(sql, query)}
+    from opportunities o where o.id = any(${ids}::int[])`;
+}
+
+/** `rows` in the order of `ids`; undefined when one is missing (deleted since the index was read). */
+export function inIdOrder(rows: ListRow[], ids: number[]): ListRow[] | undefined {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const ordered = ids.map((id) => byId.get(id));
+  return ordered.every((r) => r !== undefined) ? ordered as ListRow[] : undefined;
+}
+
 /**
  * The rows of `ids` with their cursor keys, in the order of `ids`; undefined when one is missing
- * (a row deleted since the index was read: the caller asks PostgreSQL for the page instead).
+ * (the caller asks PostgreSQL for the page instead).
  */
 export async function rowsOfIds(
   sql: Sql,
@@ -82,10 +96,5 @@ export async function rowsOfIds(
   ids: number[],
 ): Promise<ListRow[] | undefined> {
   if (ids.length === 0) return [];
-  const rows = await sql<ListRow[]>`
-    select ${listColumns(sql)} ${keyColumns(sql, query)}
-    from opportunities o where o.id = any(${ids}::int[])`;
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const ordered = ids.map((id) => byId.get(id));
-  return ordered.every((r) => r !== undefined) ? ordered as ListRow[] : undefined;
+  return inIdOrder(await sql<ListRow[]>`${rowsSelect(sql, query, ids)}`, ids);
 }
