@@ -208,9 +208,14 @@ export function quotaKeeper(url: string): {
       resets = 0;
       loop = (async () => {
         while (running) {
+          // Rows locked in the order of their account, as the service's grouped admission
+          // locks them (src/metering/admission_group.ts): in any other order the two deadlock.
           const result = await sql`
-            update usage_counters set used = 0
-            where account_id = any(${ids ?? []}::int[]) and used >= 200`;
+            update usage_counters u set used = 0
+            from (select account_id, period from usage_counters
+              where account_id = any(${ids ?? []}::int[]) and used >= 200
+              order by account_id, period for update) l
+            where u.account_id = l.account_id and u.period = l.period`;
           resets += result.count;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

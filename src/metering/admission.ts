@@ -26,6 +26,8 @@ import {
   unknownCredential,
 } from "../accounts/credentials.ts";
 import { refundQuota, type Surface } from "./usage.ts";
+import { admissionGroups } from "./admission_group.ts";
+import { isAccessTokenShaped } from "../accounts/keys.ts";
 
 /** What an operation needs and costs. */
 export interface Operation {
@@ -165,7 +167,8 @@ export async function admit(
         then ${prefetch} end as fetched
       from (${keyRow}) f`
     : keyRow;
-  const [row]: [AdmitRow?] = await sql`
+  const alone = async () => {
+    const [row]: [AdmitRow?] = await sql`
     with k as (${keyRows}),
     charged as (
       insert into usage_counters as u (account_id, period, used, day, today)
@@ -190,6 +193,20 @@ export async function admit(
         where account_id = k.account_id and period = ${period}), 0) as used,
       (select version::float8 from data_version) as data_version
     from k`;
+    return row;
+  };
+  // A call that needs only its key, plan and quota may go with others (admission_group.ts);
+  // an OAuth token is looked up alone (its expiry and grant).
+  const groupable = !existence && !prefetch && !isAccessTokenShaped(rawKey!);
+  const row: AdmitRow | undefined = groupable
+    ? await admissionGroups(sql).admit({
+      hash,
+      surface,
+      cost: operation.cost,
+      need: PLAN_RANK[operation.plan],
+      now,
+    }, alone)
+    : await alone();
   if (!row) throw unknownCredential(rawKey!);
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {

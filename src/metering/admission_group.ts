@@ -1,0 +1,205 @@
+/**
+ * Admission in groups: the calls that need only the key, the plan and the quota (no existence
+ * check, no prefetch: a cached answer, most MCP calls) and that arrive while other admissions are
+ * in flight are admitted together, in one statement and one commit, instead of one write
+ * transaction each. A charge is a write, and under load the writes were what a cached answer cost
+ * beside a plain read (bench/results/LISTS.md): a group of n calls costs one of them.
+ *
+ * Each call is still found, checked and charged exactly as alone (admission.ts): an account is
+ * charged for its calls of the group only when all of them fit under its limit, in one update of
+ * its counter row; when they do not, none is charged there and each of those calls is admitted
+ * alone afterwards, so that the 429 falls exactly at the limit. Counter rows are locked in the
+ * order of their account, so that two groups never wait on each other in a cycle. A group is
+ * sent when fewer than IN_FLIGHT admissions are running; a call arriving at an idle server goes
+ * at once, alone, by the single statement, as before (no waiting for company).
+ */
+import type { Sql } from "../db/open.ts";
+import { dayOf, periodOf, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
+import type { KeyRow } from "../accounts/credentials.ts";
+import type { Surface } from "./usage.ts";
+
+/** What the admission statement reads for a call (admission.ts's AdmitRow). */
+export type GroupRow = KeyRow & { found: boolean; charged: boolean; used: number };
+
+/** A call waiting for a group: its key's digest, what it costs and needs, and its clock. */
+export interface GroupCall {
+  hash: string;
+  surface: Surface;
+  cost: 0 | 1;
+  /** PLAN_RANK of the operation's plan. */
+  need: number;
+  now: Date;
+}
+
+/** The admission of one call alone (admission.ts's single statement). */
+export type Alone = () => Promise<GroupRow | undefined>;
+
+interface Waiting {
+  call: GroupCall;
+  day: string;
+  alone: Alone;
+  resolve(row: GroupRow | undefined): void;
+  reject(error: unknown): void;
+}
+
+/** Admissions running at once before the next calls wait to go together. */
+const IN_FLIGHT = 4;
+/** Calls of one group at most (the arrays of one statement). */
+const GROUP_MAX = 200;
+
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = "40P01";
+
+/** Groups sent, and the calls they admitted (for tests and benchmarks). */
+export interface GroupStats {
+  groups: number;
+  calls: number;
+  /** Groups that deadlocked and went call by call. */
+  deadlocks: number;
+}
+
+class AdmissionGroups {
+  #running = 0;
+  #waiting: Waiting[] = [];
+  readonly stats: GroupStats = { groups: 0, calls: 0, deadlocks: 0 };
+  /** Admissions running at once before the next calls wait to go together (tests lower it). */
+  inFlight = IN_FLIGHT;
+
+  constructor(readonly sql: Sql) {}
+
+  admit(call: GroupCall, alone: Alone): Promise<GroupRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ call, day: dayOf(call.now), alone, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#running < this.inFlight && this.#waiting.length > 0) {
+      // One group is one day (and so one month): the charge files the day's counts.
+      const day = this.#waiting[0].day;
+      const group: Waiting[] = [];
+      const rest: Waiting[] = [];
+      for (const w of this.#waiting) {
+        (w.day === day && group.length < GROUP_MAX ? group : rest).push(w);
+      }
+      this.#waiting = rest;
+      this.#running++;
+      this.#send(group).finally(() => {
+        this.#running--;
+        this.#pump();
+      });
+    }
+  }
+
+  async #send(group: Waiting[]): Promise<void> {
+    if (group.length === 1) {
+      const [w] = group;
+      await w.alone().then(w.resolve, w.reject);
+      return;
+    }
+    let rows: Map<number, GroupRow & { alone: boolean }>;
+    try {
+      rows = await admitGroup(this.sql, group.map((w) => w.call));
+      this.stats.groups++;
+      this.stats.calls += group.length;
+    } catch (error) {
+      // A deadlock with a statement that locks counter rows in another order (none of the
+      // service's does): each call is admitted alone instead of failing.
+      if ((error as { code?: string }).code !== DEADLOCK) {
+        for (const w of group) w.reject(error);
+        return;
+      }
+      this.stats.deadlocks++;
+      rows = new Map(group.map((_, i) => [i + 1, { alone: true } as GroupRow & { alone: true }]));
+    }
+    await Promise.all(group.map((w, i) => {
+      const row = rows.get(i + 1);
+      // Over the account's limit as a group: admitted alone, so that exactly the calls that fit
+      // are charged.
+      if (row?.alone) return w.alone().then(w.resolve, w.reject);
+      w.resolve(row);
+      return undefined;
+    }));
+  }
+}
+
+const groupsBySql = new WeakMap<Sql, AdmissionGroups>();
+
+/** The groups of one pool (one per Sql, so that a group never mixes databases). */
+export function admissionGroups(sql: Sql): AdmissionGroups {
+  let groups = groupsBySql.get(sql);
+  if (!groups) groupsBySql.set(sql, groups = new AdmissionGroups(sql));
+  return groups;
+}
+
+/**
+ * One statement for a group of API-key calls of one day: finds each key, charges each account
+ * for its chargeable calls when they all fit under its limit (the counts per key and surface
+ * filed in `today`, as the single statement does), and reads the data version. Returns a row per
+ * found call, by its place in the group (from 1); a call whose account did not fit is marked
+ * `alone`.
+ */
+async function admitGroup(
+  sql: Sql,
+  calls: GroupCall[],
+): Promise<Map<number, GroupRow & { alone: boolean }>> {
+  const now = calls[0].now;
+  const rows = await sql<(GroupRow & { n: number; alone: boolean })[]>`
+    with r as (
+      select * from unnest(${calls.map((c) => c.hash)}::text[],
+        ${calls.map((c) => c.surface)}::text[], ${calls.map((c) => c.cost)}::int[],
+        ${calls.map((c) => c.need)}::int[]) with ordinality as r(hash, surface, cost, need, n)
+    ),
+    k as (
+      select r.n, r.cost, r.need, k.id as key_id, k.prefix, k.revoked_by, k.last_used_at,
+        a.id as account_id, a.plan, null::text as scope, k.id::text || ':' || r.surface as slot,
+        (case a.plan when 'free' then ${PLAN_RANK.free}::int when 'pro' then ${PLAN_RANK.pro}::int
+          else ${PLAN_RANK.business}::int end) as rank,
+        (case a.plan when 'free' then ${PLAN_LIMITS.free}::int when 'pro' then ${PLAN_LIMITS.pro}::int
+          else ${PLAN_LIMITS.business}::int end) as lim
+      from r join api_keys k on k.key_hash = r.hash join accounts a on a.id = k.account_id
+    ),
+    c as (select * from k where cost > 0 and revoked_by is null and rank >= need),
+    want as (
+      select account_id, sum(calls)::int as calls, min(lim) as lim,
+        jsonb_object_agg(slot, calls) as today
+      from (select account_id, lim, slot, count(*)::int as calls from c
+        group by account_id, lim, slot) s
+      group by account_id
+    ),
+    charged as (
+      insert into usage_counters as u (account_id, period, used, day, today)
+      select account_id, ${periodOf(now)}, calls, ${dayOf(now)}, today from want
+      where calls <= lim
+      order by account_id
+      on conflict (account_id, period) do update set used = u.used + excluded.used,
+        day = excluded.day,
+        today = case when u.day = excluded.day
+          then u.today || (select jsonb_object_agg(e.key,
+            coalesce((u.today ->> e.key)::int, 0) + e.value::int)
+            from jsonb_each_text(excluded.today) e)
+          else excluded.today end,
+        -- The first charge of another day files the last day's counts (sql/0007).
+        earlier = case when u.day <> excluded.day
+          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
+          else u.earlier end
+        where u.used + excluded.used <= (select w.lim from want w where w.account_id = u.account_id)
+      returning account_id, used
+    )
+    select k.n::int, k.key_id, k.prefix, k.revoked_by, k.last_used_at, k.account_id, k.plan,
+      k.scope, true as found,
+      c.n is not null and ch.used is not null as charged,
+      c.n is not null and ch.used is null as alone,
+      -- A charged call's count is the counter after the calls of its account before it.
+      coalesce(
+        case when c.n is not null then ch.used - (select count(*) from c c2
+          where c2.account_id = k.account_id and c2.n > k.n)::int end,
+        ch.used,
+        (select used from usage_counters where account_id = k.account_id
+          and period = ${periodOf(now)}),
+        0) as used,
+      (select version::float8 from data_version) as data_version
+    from k left join c on c.n = k.n left join charged ch on ch.account_id = k.account_id`;
+  return new Map(rows.map((row) => [row.n, row]));
+}
