@@ -21,6 +21,7 @@ import { createWebHandler, forwardedClientIp, type WebDeps } from "./src/web/han
 import { createMailer } from "./src/platform/mailer.ts";
 import { insecureIssuerWarning } from "./src/web/oauth.ts";
 import { createUsageMail } from "./src/metering/usage_mail.ts";
+import { admissionGroups } from "./src/metering/admission_group.ts";
 import { createWatchService } from "./src/watches/service.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.ts";
 import { listSurfaces, serverCard } from "./src/surfaces.ts";
@@ -109,6 +110,7 @@ export function buildHandler(
     content,
     connections: () => connectionsByState(db.sql),
     poolMax: config.db.poolMax,
+    admissions: () => admissionGroups(db.sql).stats,
     replicas: reads && (async () => ({
       replicas: await reads.check(),
       primaryReads: reads.primaryReads(),

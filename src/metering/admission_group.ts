@@ -17,6 +17,7 @@ import type { Sql } from "../db/open.ts";
 import { dayOf, periodOf, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
 import type { KeyRow } from "../accounts/credentials.ts";
 import type { Surface } from "./usage.ts";
+import type { AdmissionCounts } from "../platform/metrics.ts";
 
 /** What the admission statement reads for a call (admission.ts's AdmitRow). */
 export type GroupRow = KeyRow & { found: boolean; charged: boolean; used: number };
@@ -50,13 +51,8 @@ const GROUP_MAX = 200;
 /** PostgreSQL's deadlock_detected. */
 const DEADLOCK = "40P01";
 
-/** Groups sent, and the calls they admitted (for tests and benchmarks). */
-export interface GroupStats {
-  groups: number;
-  calls: number;
-  /** Groups that deadlocked and went call by call. */
-  deadlocks: number;
-}
+/** Groups sent, the calls they admitted, and those that deadlocked (for /metrics and tests). */
+export type GroupStats = AdmissionCounts;
 
 class AdmissionGroups {
   #running = 0;

@@ -21,6 +21,16 @@ export interface ListIndexCounts {
   prefetched: number;
 }
 
+/** What the metrics read from the admission groups (src/metering/admission_group.ts `stats`). */
+export interface AdmissionCounts {
+  /** Group statements that admitted their calls. */
+  groups: number;
+  /** Calls those groups admitted. */
+  calls: number;
+  /** Groups that deadlocked and went call by call. */
+  deadlocks: number;
+}
+
 /** What the metrics read from the content cache (src/catalog/content.ts `stats()`). */
 export interface CacheCounts {
   hits: number;
@@ -38,6 +48,8 @@ export interface MetricsOptions {
   connections?: () => Promise<{ state: string; n: number }[] | undefined>;
   /** The configured pool size per instance (DB_POOL_MAX), shown as a gauge. */
   poolMax?: number;
+  /** The admission groups' counts, read at each scrape. */
+  admissions?: () => AdmissionCounts;
   /** How the read replicas stand at each scrape (src/db/replicas.ts), with DATABASE_READ_URL. */
   replicas?: () => Promise<ReplicaCounts>;
 }
@@ -214,6 +226,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         );
         out.push(`oppintel_list_index_prefetched_total ${lists.prefetched}`);
       }
+    }
+
+    if (options.admissions) {
+      const { groups, calls, deadlocks } = options.admissions();
+      family(
+        "oppintel_admission_groups_total",
+        "counter",
+        "Calls admitted together, by statement.",
+      );
+      out.push(`oppintel_admission_groups_total ${groups}`);
+      family(
+        "oppintel_admission_grouped_calls_total",
+        "counter",
+        "Calls those statements admitted.",
+      );
+      out.push(`oppintel_admission_grouped_calls_total ${calls}`);
+      family("oppintel_admission_deadlocks_total", "counter", "Groups that went call by call.");
+      out.push(`oppintel_admission_deadlocks_total ${deadlocks}`);
     }
 
     if (options.poolMax !== undefined) {
