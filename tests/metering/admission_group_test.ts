@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest, ENGINES, withTestDb } from "../helpers/db.ts";
-import { makeKey, revokeKey, setUsed, usedOf } from "../helpers/app.ts";
+import { loadFixture, makeKey, revokeKey, setUsed, testApp, usedOf } from "../helpers/app.ts";
 import { type Admission, admit, OPERATIONS } from "../../src/metering/admission.ts";
 import { admissionGroups } from "../../src/metering/admission_group.ts";
 import { PLAN_LIMITS } from "../../src/platform/plans.ts";
@@ -195,3 +195,33 @@ if (ENGINES.includes("postgres")) {
       }),
   });
 }
+
+dbTest("admission groups: REST calls at once are grouped, shown in /metrics", async (db) => {
+  const token = "metrics-token-for-admission-groups";
+  const app = testApp(db, { METRICS_TOKEN: token });
+  await loadFixture(db.sql);
+  const k = await makeKey(db.sql, "pro");
+  const metric = async (name: string) => {
+    const response = await app.get("/metrics", undefined, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const found = new RegExp(`^${name} (\\S+)$`, "m").exec(await response.text());
+    return found ? Number(found[1]) : NaN;
+  };
+  const before = await metric("oppintel_admission_grouped_calls_total");
+  // The first call fills the cache: the rest are cached answers, admitted by key, plan and quota.
+  assert.equal((await app.get("/api/v1/opportunities?page_size=2", k.key)).status, 200);
+  const responses = await Promise.all(
+    Array.from({ length: 30 }, () => app.get("/api/v1/opportunities?page_size=2", k.key)),
+  );
+  const remaining = responses.map((r) => Number(r.headers.get("x-quota-remaining")));
+  await Promise.all(responses.map((r) => r.body?.cancel()));
+  assert.ok(responses.every((r) => r.status === 200));
+  // Each answer's headers carry its own count: 998 down to 969, once each.
+  assert.deepEqual(
+    remaining.sort((x, y) => y - x),
+    Array.from({ length: 30 }, (_, i) => PLAN_LIMITS.pro - 2 - i),
+  );
+  assert.equal(await usedOf(db.sql, k.accountId), 31);
+  assert.ok(await metric("oppintel_admission_grouped_calls_total") > before);
+}, { max: 4 });
