@@ -58,8 +58,22 @@ class AdmissionGroups {
   #running = 0;
   #waiting: Waiting[] = [];
   readonly stats: GroupStats = { groups: 0, calls: 0, deadlocks: 0 };
-  /** Admissions running at once before the next calls wait to go together (tests lower it). */
-  inFlight = IN_FLIGHT;
+  #inFlight = IN_FLIGHT;
+
+  /** Admissions running at once before the next calls wait to go together (tests change it). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  set inFlight(n: number) {
+    this.#inFlight = n;
+    this.#pump();
+  }
+
+  /** Calls waiting for a group. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
 
   constructor(readonly sql: Sql) {}
 
@@ -71,7 +85,7 @@ class AdmissionGroups {
   }
 
   #pump(): void {
-    while (this.#running < this.inFlight && this.#waiting.length > 0) {
+    while (this.#running < this.#inFlight && this.#waiting.length > 0) {
       // One group is one day (and so one month): the charge files the day's counts.
       const day = this.#waiting[0].day;
       const group: Waiting[] = [];
