@@ -187,9 +187,10 @@ function touchKey(sql: Sql, keyId: number, lastUsed: Date | null, now: Date): vo
 
 /**
  * The rows of an API key: who holds it and on which plan. The credential part of the admission
- * statement (a second kind of credential adds its own lookup with the same columns).
+ * statement (a second kind of credential adds its own lookup with the same columns). `hash` is
+ * the key's digest, or a column of digests (the grouped admission, admission_group.ts).
  */
-function apiKeyRows(sql: Sql, hash: string): postgres.Fragment {
+export function apiKeyRows(sql: Sql, hash: string | postgres.Fragment): postgres.Fragment {
   return sql`
     select k.id as key_id, k.prefix, k.revoked_by, k.last_used_at, a.id as account_id, a.plan,
       null::text as scope

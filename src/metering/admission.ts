@@ -8,25 +8,18 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { PlanRequiredError, QuotaExceededError } from "../platform/errors.ts";
-import {
-  dayOf,
-  periodOf,
-  type Plan,
-  PLAN_LIMITS,
-  PLAN_RANK,
-  type UsageState,
-} from "../platform/plans.ts";
+import { dayOf, periodOf, type Plan, PLAN_RANK, type UsageState } from "../platform/plans.ts";
 import {
   type Caller,
   callerOf,
   credentialRows,
   keyDigest,
-  type KeyRow,
   remember,
   unknownCredential,
 } from "../accounts/credentials.ts";
 import { refundQuota, type Surface } from "./usage.ts";
-import { admissionGroups } from "./admission_group.ts";
+import { admissionGroups, type GroupRow } from "./admission_group.ts";
+import { chargeUpdate, planLimit, planRank } from "./counter_sql.ts";
 import { isAccessTokenShaped } from "../accounts/keys.ts";
 
 /** What an operation needs and costs. */
@@ -111,11 +104,7 @@ export interface Admission {
   fetched?: unknown;
 }
 
-type AdmitRow = KeyRow & {
-  found: boolean;
-  charged: boolean;
-  /** After the charge when charged, else the count as it stands. */
-  used: number;
+type AdmitRow = GroupRow & {
   /** The prefetch's value, when one was given. */
   fetched?: unknown;
 };
@@ -147,11 +136,6 @@ export async function admit(
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
-  const rankOf = (plan: postgres.Fragment) =>
-    sql`(case ${plan} when 'free' then 0 when 'pro' then 1 else 2 end)`;
-  const rank = rankOf(sql`k.plan`);
-  const limit = sql`(case k.plan when 'free' then ${PLAN_LIMITS.free}::int
-    when 'pro' then ${PLAN_LIMITS.pro}::int else ${PLAN_LIMITS.business}::int end)`;
   const keyRow = sql`
     select c.*, ${existence?.check ?? sql`true`} as found,
       c.key_id::text || ${":" + surface} as slot
@@ -163,7 +147,7 @@ export async function admit(
   const keyRows = prefetch
     ? sql`
       select f.*, case when f.found and f.revoked_by is null
-          and ${rankOf(sql`f.plan`)} >= ${PLAN_RANK[operation.plan]}::int
+          and ${planRank(sql, sql`f.plan`)} >= ${PLAN_RANK[operation.plan]}::int
         then ${prefetch} end as fetched
       from (${keyRow}) f`
     : keyRow;
@@ -174,17 +158,9 @@ export async function admit(
       insert into usage_counters as u (account_id, period, used, day, today)
       select k.account_id, ${period}, 1, ${dayOf(now)}, jsonb_build_object(k.slot, 1) from k
       where ${operation.cost}::int > 0 and k.revoked_by is null and k.found
-        and ${rank} >= ${PLAN_RANK[operation.plan]}::int
-      on conflict (account_id, period) do update set used = u.used + 1, day = excluded.day,
-        today = case when u.day = excluded.day
-          then u.today || jsonb_build_object((select slot from k),
-            coalesce((u.today ->> (select slot from k))::int, 0) + 1)
-          else excluded.today end,
-        -- The first charge of another day files the last day's counts (sql/0007).
-        earlier = case when u.day <> excluded.day
-          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
-          else u.earlier end
-        where u.used < (select ${limit} from k)
+        and ${planRank(sql, sql`k.plan`)} >= ${PLAN_RANK[operation.plan]}::int
+      on conflict (account_id, period) do update set ${chargeUpdate(sql)}
+        where u.used < (select ${planLimit(sql, sql`k.plan`)} from k)
       returning used
     )
     select k.*, (select used from charged) is not null as charged,

@@ -14,13 +14,19 @@
  * at once, alone, by the single statement, as before (no waiting for company).
  */
 import type { Sql } from "../db/open.ts";
-import { dayOf, periodOf, PLAN_LIMITS, PLAN_RANK } from "../platform/plans.ts";
-import type { KeyRow } from "../accounts/credentials.ts";
+import { dayOf, periodOf } from "../platform/plans.ts";
+import { apiKeyRows, type KeyRow } from "../accounts/credentials.ts";
+import { chargeUpdate, planLimit, planRank } from "./counter_sql.ts";
 import type { Surface } from "./usage.ts";
 import type { AdmissionCounts } from "../platform/metrics.ts";
 
-/** What the admission statement reads for a call (admission.ts's AdmitRow). */
-export type GroupRow = KeyRow & { found: boolean; charged: boolean; used: number };
+/** What an admission statement reads for a call (admission.ts's AdmitRow). */
+export type GroupRow = KeyRow & {
+  found: boolean;
+  charged: boolean;
+  /** After the charge when charged, else the count as it stands. */
+  used: number;
+};
 
 /** A call waiting for a group: its key's digest, what it costs and needs, and its clock. */
 export interface GroupCall {
@@ -162,13 +168,9 @@ async function admitGroup(
         ${calls.map((c) => c.need)}::int[]) with ordinality as r(hash, surface, cost, need, n)
     ),
     k as (
-      select r.n, r.cost, r.need, k.id as key_id, k.prefix, k.revoked_by, k.last_used_at,
-        a.id as account_id, a.plan, null::text as scope, k.id::text || ':' || r.surface as slot,
-        (case a.plan when 'free' then ${PLAN_RANK.free}::int when 'pro' then ${PLAN_RANK.pro}::int
-          else ${PLAN_RANK.business}::int end) as rank,
-        (case a.plan when 'free' then ${PLAN_LIMITS.free}::int when 'pro' then ${PLAN_LIMITS.pro}::int
-          else ${PLAN_LIMITS.business}::int end) as lim
-      from r join api_keys k on k.key_hash = r.hash join accounts a on a.id = k.account_id
+      select r.n, r.cost, r.need, c.*, c.key_id::text || ':' || r.surface as slot,
+        ${planRank(sql, sql`c.plan`)} as rank, ${planLimit(sql, sql`c.plan`)} as lim
+      from r cross join lateral (${apiKeyRows(sql, sql`r.hash`)}) c
     ),
     c as (select * from k where cost > 0 and revoked_by is null and rank >= need),
     want as (
@@ -183,17 +185,7 @@ async function admitGroup(
       select account_id, ${periodOf(now)}, calls, ${dayOf(now)}, today from want
       where calls <= lim
       order by account_id
-      on conflict (account_id, period) do update set used = u.used + excluded.used,
-        day = excluded.day,
-        today = case when u.day = excluded.day
-          then u.today || (select jsonb_object_agg(e.key,
-            coalesce((u.today ->> e.key)::int, 0) + e.value::int)
-            from jsonb_each_text(excluded.today) e)
-          else excluded.today end,
-        -- The first charge of another day files the last day's counts (sql/0007).
-        earlier = case when u.day <> excluded.day
-          then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)
-          else u.earlier end
+      on conflict (account_id, period) do update set ${chargeUpdate(sql)}
         where u.used + excluded.used <= (select w.lim from want w where w.account_id = u.account_id)
       returning account_id, used
     )

@@ -21,6 +21,11 @@ function settle(p: Promise<Admission>): Promise<Outcome> {
   return p.catch((error) => ({ error }));
 }
 
+/** True when the call was admitted and took a unit of quota. */
+function isCharged(o: Outcome): boolean {
+  return "charged" in o && o.charged === true;
+}
+
 async function today(sql: Parameters<typeof usedOf>[0], accountId: number) {
   const [row] = await sql<{ today: Record<string, number> }[]>`
     select today from usage_counters where account_id = ${accountId}`;
@@ -55,9 +60,7 @@ dbTest(
     const unknown = outcomes.pop() as { error: Error };
     assert.ok(unknown.error instanceof InvalidApiKeyError);
     // Calls i % 5 = 0 and 1 are a's, 2 and 3 b's, 4 the free key's.
-    const aCharged = outcomes.filter((o, i) =>
-      i % 5 < 2 && "charged" in o && o.charged
-    ) as Admission[];
+    const aCharged = outcomes.filter((o, i) => i % 5 < 2 && isCharged(o)) as Admission[];
     assert.equal(aCharged.length, 60);
     // Each charge of an account saw its own count: 1 to 60, once each.
     assert.deepEqual(
@@ -105,7 +108,7 @@ dbTest(
       gone,
     ]);
     assert.ok(admissionGroups(db.sql).stats.groups > before.groups, "some calls went together");
-    const ok = outcomes.filter((o) => "charged" in o && o.charged);
+    const ok = outcomes.filter(isCharged);
     const refused = outcomes.filter((o) =>
       "refusal" in o && o.refusal instanceof QuotaExceededError
     );
@@ -113,7 +116,7 @@ dbTest(
     assert.equal(refused.length, 40 - remaining);
     assert.equal(await usedOf(db.sql, k.accountId), PLAN_LIMITS.pro);
     // Another account in the same groups is not held back by this one's limit.
-    assert.equal(others.filter((o) => "charged" in o && o.charged).length, 20);
+    assert.equal(others.filter(isCharged).length, 20);
     assert.equal(await usedOf(db.sql, other.accountId), 20);
     assert.ok((revokedOutcome as { error: Error }).error instanceof KeyRevokedError);
     assert.equal(await usedOf(db.sql, revoked.accountId), 0);
@@ -201,7 +204,7 @@ if (ENGINES.includes("postgres")) {
           groupWaits();
           const outcomes = await Promise.all(calls);
           assert.equal(await writer, "committed", "PostgreSQL failed the group, not the writer");
-          assert.ok(outcomes.every((o) => "charged" in o && o.charged), "every call charged");
+          assert.ok(outcomes.every(isCharged), "every call charged");
           assert.equal(groups.stats.deadlocks, before.deadlocks + 1, "the group deadlocked");
           assert.equal(groups.stats.groups, before.groups, "the group did not admit");
           for (const k of [first, second]) assert.equal(await usedOf(db.sql, k.accountId), 1);
