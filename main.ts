@@ -27,8 +27,14 @@ import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.
 import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
 import { storedCursorSecret, useCursorSecrets } from "./src/catalog/cursor.ts";
+import { startEncoder } from "./src/catalog/meaning/encoder.ts";
+import { syncMeaning } from "./src/catalog/meaning/vectors.ts";
 
 export { createApp } from "./src/app.ts";
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
  * Opens and migrates the database, reads its cursor secret when CURSOR_SECRET is not set (so
@@ -81,6 +87,11 @@ export function buildHandler(
     web?: Partial<WebDeps>;
     /** Start loading the list index at once (a long-lived server) rather than at the first list. */
     warmLists?: boolean;
+    /**
+     * Load the sentence encoder (config.encoder) and embed the catalogue's missing vectors, in
+     * the background: questions are read by their words until it is ready.
+     */
+    meaning?: boolean;
   } = {},
 ): ((request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>) & {
   /** Waits for background work (a usage e-mail run) to end, before the database is closed. */
@@ -104,7 +115,16 @@ export function buildHandler(
         event: "list_index_failed",
         error: error instanceof Error ? error.message : String(error),
       }),
+    onMeaningError: (error) => write({ event: "meaning_failed", error: messageOf(error) }),
   });
+  if (options.meaning && config.encoder) {
+    startEncoder({
+      onError: (error) => write({ event: "encoder_failed", error: messageOf(error) }),
+    })
+      .then((encoder) => encoder && syncMeaning(db.sql, encoder))
+      .then((embedded) => embedded && write({ event: "meaning_synced", embedded }))
+      .catch((error) => write({ event: "meaning_failed", error: messageOf(error) }));
+  }
   if (options.warmLists) content.warmLists();
   const metrics = createMetrics({
     content,
@@ -203,6 +223,7 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
       usageMail: true,
       deliveries: true,
       warmLists: true,
+      meaning: true,
     });
   })();
   let serveRequest;
@@ -223,6 +244,7 @@ async function serve(): Promise<void> {
     usageMail: true,
     deliveries: true,
     warmLists: true,
+    meaning: true,
   });
   // A long-lived server also delivers between requests (an import by the CLI wakes nobody).
   const ticker = setInterval(() => handle.deliveries?.poke(), 5_000);

@@ -6,6 +6,7 @@ import type { Content } from "./catalog/content.ts";
 import type { Sql } from "./db/open.ts";
 import type { ReadRouter } from "./db/replicas.ts";
 import { isDatabaseUp } from "./db/status.ts";
+import { encoderStatus } from "./catalog/meaning/encoder.ts";
 import { createMcpEndpoint, mcpErrorResponse, type McpHandler } from "./mcp/endpoint.ts";
 import { MethodNotAllowedError, NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
@@ -151,7 +152,9 @@ async function health(sql: Sql, replicas?: ReadRouter): Promise<Response> {
     isDatabaseUp(sql),
     replicas ? replicas.check().then((list) => ({ replicas: list })) : {},
   ]);
+  // Questions are read by their words until the encoder is ready, or when it failed to load.
+  const encoder = encoderStatus();
   return up
-    ? json(200, { status: "ok", ...details })
-    : json(503, { status: "unavailable", error: "service_unavailable", ...details });
+    ? json(200, { status: "ok", encoder, ...details })
+    : json(503, { status: "unavailable", error: "service_unavailable", encoder, ...details });
 }

@@ -17,6 +17,11 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** Fill an empty database with demo data at start. */
   readonly seedDemo: boolean;
+  /**
+   * Read questions by meaning with the sentence encoder (ENCODER, default on): loaded at a
+   * server's start, off the request path (src/catalog/meaning/encoder.ts).
+   */
+  readonly encoder: boolean;
   /** SMTP server for the account area's mails; undefined writes them to the log. */
   readonly smtpUrl: string | undefined;
   /** Sender of the account area's mails. */
@@ -129,6 +134,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default(".data"),
   PUBLIC_BASE_URL: z.url().optional(),
   SEED_DEMO: z.string().trim().toLowerCase().pipe(flag).optional(),
+  ENCODER: z.string().trim().toLowerCase().pipe(flag).optional(),
   SMTP_URL: z.string().trim().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
     .optional(),
   MAIL_FROM: z.string().trim().min(1).optional(),
@@ -282,6 +288,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     publicBaseUrl,
     oauthAllowLoopbackDocuments: e.OAUTH_CIMD_ALLOW_LOOPBACK,
     seedDemo: env.SEED_DEMO?.trim() ? e.SEED_DEMO! : e.DATABASE_URL === undefined,
+    encoder: env.ENCODER?.trim() ? e.ENCODER! : true,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM,
     contactEmail: e.CONTACT_EMAIL,

