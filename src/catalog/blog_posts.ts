@@ -4,7 +4,7 @@ import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso } from "../db/rows.ts";
-import { searchUnits } from "./search.ts";
+import { searchUnits } from "./search_units.ts";
 import { checkKeys, cursorScope, encodeCursor, MAX_PAGE_DEPTH, readCursor } from "./cursor.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };

@@ -8,6 +8,7 @@
  * place of opportunities, so that the shape stays exactly OpenAI's). Pure: the queries are the
  * list and detail operations of the tools these stand for (src/metering/operations.ts).
  */
+import { UNREAD } from "./meaning/reading.ts";
 import * as z from "zod";
 import type { BlogList, BlogPost, OpportunityDetail, OpportunityList } from "./schemas.ts";
 import { AnswerQualitySchema, cleanText, SLUG_PATTERN } from "./schemas.ts";
@@ -100,6 +101,8 @@ export function searchResults(
     confidence: opportunities.confidence,
     unmatched_terms: opportunities.unmatched_terms,
     suggestions: opportunities.suggestions,
+    ignored_terms: opportunities.ignored_terms,
+    read_as: opportunities.read_as,
     results: [
       ...opportunities.items.map((o) => ({
         id: `opportunity:${o.id}`,
@@ -112,7 +115,7 @@ export function searchResults(
 }
 
 /** No opportunities searched: nothing to judge. */
-const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [] };
+const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [], ...UNREAD };
 
 const PLANS_TITLE = "Opportunities are searched on the Pro plan: this key's Free plan covers " +
   "articles only (fetch still reads any opportunity by id)";

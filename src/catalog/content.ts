@@ -18,6 +18,7 @@ import {
   toListItem,
 } from "./opportunities.ts";
 import { type Memo, searchOpportunities } from "./search.ts";
+import { meaningOf, UNREAD } from "./meaning/reading.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
@@ -118,7 +119,7 @@ export interface ListPlan {
 }
 
 /** The answer's quality fields without q: nothing to judge. */
-const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [] };
+const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [], ...UNREAD };
 
 /** A stable cache key of a parameter object (keys sorted, undefined dropped). */
 function keyOf(prefix: string, params: object): string {
@@ -152,10 +153,13 @@ export function createContent(
     listIndex?: "background" | "wait" | "off";
     /** Opportunities at most in the list index (default MAX_INDEX_ROWS); 0: no index. */
     listIndexMaxRows?: number;
-    /** Told of a list index load that failed (it is tried again 30 s later). */
+    /** Told of a list index load that failed (tried again 30 s later), or of the sentence
+     * vectors' read or write (src/catalog/meaning/: answers go on without them). */
     onListIndexError?: (error: unknown) => void;
+    onMeaningError?: (error: unknown) => void;
   } = {},
 ): Content {
+  const { onMeaningError } = options;
   const primary = sql;
   const on = <T>(version: number, read: (sql: Sql) => Promise<T>): Promise<T> =>
     options.reads ? options.reads.run(version, read) : read(primary);
@@ -283,21 +287,20 @@ export function createContent(
       const found = await searchOpportunities(sql, query, {
         forcePlans: context.forcePlans,
         memo: memo ?? searchMemo(version),
+        meaning: (text) => meaningOf(text, { sql, version, primary, onError: onMeaningError }),
       });
-      const { relevance } = found;
+      const { relevance, rows, total, match, next_cursor, ...judged } = found;
       return {
-        items: found.rows.map((row) => {
+        items: rows.map((row) => {
           const item = toListItem(row, context.publicBaseUrl);
           return relevance ? { ...item, relevance: relevance.get(row.id) ?? 0 } : item;
         }),
-        total: found.total,
+        total,
         page: number,
         page_size: query.page_size,
-        match: found.match,
-        next_cursor: found.next_cursor,
-        confidence: found.confidence,
-        unmatched_terms: found.unmatched_terms,
-        suggestions: found.suggestions,
+        match,
+        next_cursor,
+        ...judged,
       };
     });
   }

@@ -165,14 +165,33 @@ async function readProfiles(sql: Sql): Promise<Profile[]> {
 
 /** The themes `q` is about (see the module comment); none when no word of it is known. */
 export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeLift> {
+  const scored = await themeScores(sql, q);
+  if (scored.length === 0) return { themes: [] };
+  // Weights relative to the first theme, measured from the first theme left out (or the last).
+  const base = scored[Math.min(THEMES, scored.length - 1)].score;
+  const span = scored[0].score - base;
+  if (span <= 0) return { themes: [] };
+  return {
+    themes: scored.slice(0, THEMES).map((s) => [s.theme, (s.score - base) / span]),
+  };
+}
+
+/**
+ * Every theme's score for `q` by its word vectors (standard scores of the two readings added),
+ * best first; none when no word of it is known.
+ */
+export async function themeScores(
+  sql: Sql,
+  q: string | undefined,
+): Promise<{ theme: number; score: number }[]> {
   const words = [...new Set(q?.toLowerCase().match(/[a-z]+/g) ?? [])]
     .filter((w) => w.length > 1 && !GENERIC.has(w));
-  if (words.length === 0) return { themes: [] };
+  if (words.length === 0) return [];
   const found = await sql<{ v: Uint8Array }[]>`
     select v from word_vectors
     where word in (select jsonb_array_elements_text(${JSON.stringify(words)}::text::jsonb))
       and ts_lexize('english_stem', word) <> '{}'`;
-  if (found.length === 0) return { themes: [] };
+  if (found.length === 0) return [];
   const vectors = found.map((r) => unit(r.v));
   const mean = new Float32Array(vectors[0].length);
   for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i] += v[i];
@@ -191,16 +210,8 @@ export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeL
   const themes = [...new Set([...near.keys(), ...learned.keys()])];
   const a = standard(themes.map((t) => near.get(t) ?? 0));
   const b = learned.size ? standard(themes.map((t) => learned.get(t) ?? 0)) : a.map(() => 0);
-  const scored = themes.map((theme, i) => ({ theme, score: a[i] + LEARNED * b[i] }))
+  return themes.map((theme, i) => ({ theme, score: a[i] + LEARNED * b[i] }))
     .sort((x, y) => y.score - x.score);
-  if (scored.length === 0) return { themes: [] };
-  // Weights relative to the first theme, measured from the first theme left out (or the last).
-  const base = scored[Math.min(THEMES, scored.length - 1)].score;
-  const span = scored[0].score - base;
-  if (span <= 0) return { themes: [] };
-  return {
-    themes: scored.slice(0, THEMES).map((s) => [s.theme, (s.score - base) / span]),
-  };
 }
 
 /**
@@ -215,13 +226,22 @@ export async function themeBoosts(
   ids: number[],
   lift: ThemeLift,
   weight: number,
+  options: { share?: number } = {},
 ): Promise<Map<number, number>> {
   if (ids.length === 0 || lift.themes.length === 0) return new Map();
   const of = new Map(lift.themes);
+  const share = options.share ?? SHARE;
+  const themes = await themesOf(sql, ids);
+  return new Map([...themes].map(([id, theme]) => [id, share * weight * (of.get(theme) ?? 0)]));
+}
+
+/** The theme of each of the rows `ids`. */
+export async function themesOf(sql: Sql, ids: number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
   const rows = await sql<{ id: number; theme_id: number }[]>`
     select o.id, o.theme_id from opportunities o
     where o.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)::int)`;
-  return new Map(rows.map((r) => [r.id, SHARE * weight * (of.get(r.theme_id) ?? 0)]));
+  return new Map(rows.map((r) => [r.id, r.theme_id]));
 }
 
 /** Rows of a lifted theme a best-match answer adds to its candidates, at most. */

@@ -11,6 +11,15 @@
 // Each entry is a phrase of whole words, case ignored; `s?` and alternatives cover word forms.
 const FRAMING: string[] = [
   // What the catalogue is made of: every row is an idea, an opportunity, a product to build.
+  // What a builder wants of it, read as filters (FILTERS below).
+  "(?:low|little|minimal)\\s+effort",
+  "(?:easy|quick|simple)\\s+(?:to\\s+build|wins?|builds?)",
+  "(?:high\\s+|strong\\s+)?willingness\\s+to\\s+pay",
+  "(?:people|customers|users|clients)\\s+(?:will|would)\\s+(?:happily\\s+)?pay(?:\\s+for)?",
+  "pays?\\s+well",
+  "(?:a\\s+)?(?:big|high|severe|real)\\s+pain(?:\\s+points?)?",
+  "painful",
+  "(?:what|which)\\s+(?:can|could|should|would)\\s+i\\s+build",
   "(?:(?:micro[- ]?)?saas|startup|business|product|app|software|side|online|niche|indie)\\s+" +
   "(?:ideas?|opportunit(?:y|ies)|projects?|hustles?|niches?)",
   "ideas?",
@@ -29,10 +38,7 @@ const FRAMING: string[] = [
   // When: the catalogue is now.
   "(?:this|next|last|the\\s+current)\\s+(?:quarter|year|month|week)",
   "(?:right\\s+now|these\\s+days|nowadays|in\\s+20\\d\\d)",
-  // What a builder wants of it (the sub-scores answer these, not the words).
-  "(?:low|little|minimal|high|big)\\s+(?:effort|willingness\\s+to\\s+pay|demand|pain)",
-  "willingness\\s+to\\s+pay",
-  "(?:easy|quick|simple)\\s+(?:to\\s+build|wins?|builds?)",
+  "(?:high|big)\\s+demand",
   // Who asks and how.
   "(?:tools?|apps?|software|solutions?|products?|services?)\\s+(?:for|to\\s+help)",
   "(?:struggling|struggles?|struggled)\\s+with",
@@ -48,6 +54,53 @@ const PATTERN = new RegExp(
   `(^|[\\s(,;:!?])(?:${FRAMING.map((f) => `(?:${f})`).join("|")})(?=$|[\\s),;:!?.])`,
   "gi",
 );
+
+/** Filters a question asks for in framing words (FILTERS), and what else framed it. */
+export interface Framing {
+  filters: {
+    max_tech_difficulty?: number;
+    min_willingness_to_pay?: number;
+    min_pain_point_intensity?: number;
+  };
+  /** "growing", "trending", "rising": only themes whose mentions go up. */
+  growing: boolean;
+  /** Framing phrases that became a filter, as written. */
+  used: string[];
+  /** Framing phrases that changed nothing ("ideas", "what could I build"), as written. */
+  ignored: string[];
+}
+
+/**
+ * Framing phrases that ask for a filter, and its bound: "low effort" for the easier half of the
+ * difficulty scale (0-10), "willingness to pay" and "painful" for the upper third.
+ */
+const FILTERS: [RegExp, keyof Framing["filters"] | "growing", number][] = [
+  [/effort|easy|quick|simple/i, "max_tech_difficulty", 4],
+  [/pay/i, "min_willingness_to_pay", 7],
+  [/pain/i, "min_pain_point_intensity", 7],
+  [/growing|trending|rising|emerging|hot|popular/i, "growing", 1],
+];
+
+/** The framing phrases of `q` outside quotes, as written, and the filters they ask for. */
+export function readFraming(q: string): Framing {
+  const framing: Framing = { filters: {}, growing: false, used: [], ignored: [] };
+  const outside = q.split('"').filter((_, i) => i % 2 === 0).join(" ");
+  for (let n = 0, text = outside; n < 2; n++) {
+    PATTERN.lastIndex = 0;
+    for (const match of text.matchAll(PATTERN)) {
+      const phrase = match[0].slice(match[1].length).trim();
+      const filter = FILTERS.find(([pattern]) => pattern.test(phrase));
+      if (!filter) framing.ignored.push(phrase);
+      else {
+        framing.used.push(phrase);
+        if (filter[1] === "growing") framing.growing = true;
+        else framing.filters[filter[1]] = filter[2];
+      }
+    }
+    text = text.replace(PATTERN, (_m, before) => `${before} `);
+  }
+  return framing;
+}
 
 /**
  * `q` without its framing words (outside quotes, not after a dash), white space tidied; `q`

@@ -1,15 +1,29 @@
 /**
- * How well an answer to a question addresses it (confidence.ts): each item's relevance, the
- * answer's confidence (its best candidate's relevance, the same on every page and in every
- * order), the question's words nothing holds and, below 0.5, what to ask instead
+ * How well an answer to a question addresses it: each item's relevance, the answer's confidence
+ * (its best candidate's relevance, the same on every page and in every order), the question's
+ * words nothing holds, the words that changed nothing and, below 0.5, what to ask instead
  * (suggestions.ts). A question of framing words only has nothing to judge: confidence null.
+ *
+ * - Read by meaning (src/catalog/meaning/): an item's relevance is the probability that it
+ *   answers the question, from its words and its theme's nearness (meaning/calibration.ts).
+ * - Read by its words only (the encoder not ready): the share of the question's weight the item
+ *   holds, on the similarity scale of confidence.ts.
  */
 import type { Sql } from "../db/open.ts";
 import type { ListRow } from "./list_items.ts";
-import { type NamedTerm, questionTerms, relevances, unmatchedTerms } from "./confidence.ts";
-import { suggestionsFor } from "./suggestions.ts";
+import {
+  type NamedTerm,
+  type QuestionTerm,
+  questionTerms,
+  relevances,
+  unmatchedTerms,
+} from "./confidence.ts";
+import { suggestionsByMeaning, suggestionsFor } from "./suggestions.ts";
 import type { Suggestion } from "./schemas.ts";
 import type { Named } from "./subject.ts";
+import type { Meaning } from "./meaning/reading.ts";
+import { calibrated, type Evidence } from "./meaning/calibration.ts";
+import { themesOf } from "./expansion.ts";
 
 /** The best candidates whose relevance makes the confidence. */
 const JUDGED = 50;
@@ -24,6 +38,7 @@ export interface Judged {
   confidence: number | null;
   unmatched_terms: string[];
   suggestions: Suggestion[];
+  ignored_terms: string[];
 }
 
 /** A question as judged: its significant words (exclusions out) and what it names. */
@@ -36,9 +51,58 @@ export interface Judging {
   /** Only framing words: nothing to judge. */
   framed: boolean;
   named?: Named;
+  /** What the subject means, when the encoder read it. */
+  meaning?: Meaning;
+  /** Framing words that changed nothing. */
+  ignored: string[];
+  /** The subject as read (q syntax). */
+  subject: string;
 }
 
-const UNJUDGED: Judged = { confidence: null, unmatched_terms: [], suggestions: [] };
+/**
+ * The words of the subject that reached no reader: without the encoder, those that are not
+ * significant (stop words); with it, none (it reads every word).
+ */
+function unread(judging: Judging, terms: QuestionTerm[]): string[] {
+  if (judging.meaning) return [];
+  const read = new Set(terms.map((t) => t.word.toLowerCase()));
+  return judging.subject.split(/\s+/)
+    .filter((w) => w && !w.startsWith("-"))
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").toLowerCase())
+    .filter((w) => w && !read.has(w) && !/^or$/i.test(w));
+}
+
+let recorder: ((id: number, evidence: Evidence) => void) | undefined;
+
+/** Hears the evidence of every item judged by meaning (the calibration of bench/relevance.ts). */
+export function recordEvidence(listener: typeof recorder): void {
+  recorder = listener;
+}
+
+/** Each item's relevance (see the module comment). */
+async function relevanceOf(
+  judging: Judging,
+  ids: number[],
+  terms: QuestionTerm[],
+  namedTerm: NamedTerm | undefined,
+): Promise<Map<number, number>> {
+  const { sql, meaning } = judging;
+  const lexical = await relevances(sql, ids, terms, namedTerm);
+  if (!meaning) return lexical;
+  const themes = await themesOf(sql, ids);
+  const nearness = new Map(meaning.themes);
+  const first = meaning.themes[0]?.[1] ?? 0;
+  const weight = terms.reduce((s, t) => s + t.weight, 0) || 1;
+  const unmatched = terms.filter((t) => t.df === 0).reduce((s, t) => s + t.weight, 0) / weight;
+  return new Map(ids.map((id) => {
+    const near = nearness.get(themes.get(id) ?? -1) ?? 0;
+    const evidence = { lexical: lexical.get(id) ?? 0, near, gap: near - first, unmatched };
+    recorder?.(id, evidence);
+    return [id, calibrated(evidence)];
+  }));
+}
+
+const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [] };
 
 /** Judges the answer whose page is `page` and whose ranked candidates `ranked` gives. */
 export async function judgeAnswer(
@@ -46,7 +110,9 @@ export async function judgeAnswer(
   page: ListRow[],
   ranked: () => Promise<ListRow[]>,
 ): Promise<Judged> {
-  if (judging.framed) return UNJUDGED;
+  if (judging.framed) {
+    return { ...UNJUDGED, ignored_terms: [...judging.ignored, ...unread(judging, [])] };
+  }
   const { sql, named } = judging;
   const answer = await judging.memo(`judged:${judging.key}`, async () => {
     const terms = await questionTerms(sql, judging.words);
@@ -56,27 +122,33 @@ export async function judgeAnswer(
       namedTerm = { themeIds: named.themeIds, weight: weight || 1 };
     }
     const top = (await ranked()).slice(0, JUDGED).map((row) => row.id);
-    const scored = await relevances(sql, top, terms, namedTerm);
+    const scored = await relevanceOf(judging, top, terms, namedTerm);
     const best = top.map((id) => ({ id, relevance: scored.get(id) ?? 0 }))
       .sort((a, b) => b.relevance - a.relevance);
     const confidence = best[0]?.relevance ?? 0;
+    const unsure = confidence < CONFIDENT && (terms.length > 0 || namedTerm || judging.meaning);
     return {
       terms,
       namedTerm,
       scored: [...scored.entries()],
       confidence,
       unmatched_terms: unmatchedTerms(terms),
-      suggestions: confidence < CONFIDENT && (terms.length > 0 || namedTerm)
-        ? await suggestionsFor(sql, terms, best)
-        : [],
+      ignored_terms: [...judging.ignored, ...unread(judging, terms)],
+      suggestions: !unsure
+        ? []
+        : judging.meaning
+        ? await suggestionsByMeaning(sql, judging.meaning)
+        : await suggestionsFor(sql, terms, best),
     };
   });
-  // No significant word (stop words, or only exclusions): nothing to judge either.
-  if (answer.terms.length === 0 && !answer.namedTerm) return UNJUDGED;
+  // No significant word (stop words, or only exclusions) and no meaning: nothing to judge.
+  if (answer.terms.length === 0 && !answer.namedTerm && !judging.meaning) {
+    return { ...UNJUDGED, ignored_terms: answer.ignored_terms };
+  }
   const relevance = new Map(answer.scored);
   const missing = page.map((row) => row.id).filter((id) => !relevance.has(id));
   if (missing.length > 0) {
-    const more = await relevances(sql, missing, answer.terms, answer.namedTerm);
+    const more = await relevanceOf(judging, missing, answer.terms, answer.namedTerm);
     for (const id of missing) relevance.set(id, more.get(id) ?? 0);
   }
   return {
@@ -84,5 +156,6 @@ export async function judgeAnswer(
     confidence: answer.confidence,
     unmatched_terms: answer.unmatched_terms,
     suggestions: answer.suggestions,
+    ignored_terms: answer.ignored_terms,
   };
 }

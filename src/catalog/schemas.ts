@@ -240,6 +240,30 @@ export const SuggestionSchema = z.object({
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 
+/** What a question became (docs/rest.md, "Reading a question"). */
+export const ReadAsSchema = z.object({
+  subject: z.string().nullable().describe(
+    "The words matched: q less framing words and the category or theme it names",
+  ),
+  filters: z.object({
+    category: z.string().optional(),
+    theme: z.string().optional(),
+    max_tech_difficulty: z.number().int().optional(),
+    min_willingness_to_pay: z.number().int().optional(),
+    min_pain_point_intensity: z.number().int().optional(),
+    trend: z.enum(["up"]).optional(),
+  }).describe(
+    'Filters read from words, obeyed by the items ("low effort": max_tech_difficulty 4; ' +
+      '"willingness to pay": min_willingness_to_pay 7; "painful": min_pain_point_intensity 7; ' +
+      '"growing": trend up; a category or theme named: its slug). A parameter passed wins',
+  ),
+  meant_themes: z.array(z.string()).describe(
+    "Theme slugs q means (sentence encoder); their opportunities answer too",
+  ),
+  by_meaning: z.boolean().describe("false: read by its words only (the encoder was not ready)"),
+});
+export type ReadAs = z.infer<typeof ReadAsSchema>;
+
 /** How well an answer to `q` addresses it (docs/rest.md, the similarity scale). */
 export const AnswerQualitySchema = z.object({
   confidence: z.number().nullable().describe(
@@ -252,6 +276,10 @@ export const AnswerQualitySchema = z.object({
   suggestions: z.array(SuggestionSchema).describe(
     "When confidence < 0.5: the nearest themes and categories, with how to ask for them",
   ),
+  ignored_terms: z.array(z.string()).describe(
+    'Words of q that changed nothing ("ideas", "what could I build"); [] without q',
+  ),
+  read_as: ReadAsSchema.nullable().describe("What q became; null without q"),
 });
 
 export const OpportunityListSchema = listOf(

@@ -24,7 +24,11 @@ import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { compareRows, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
-import { liftedRows, themeBoosts, themeLift } from "./expansion.ts";
+import { liftedRows, themeBoosts, type ThemeLift, themeLift } from "./expansion.ts";
+import { type RankedUnit, rankUnits, searchUnits } from "./search_units.ts";
+import { type Framing, readFraming } from "./framing.ts";
+import { type Meaning, MEANING_SHARE, meaningLift } from "./meaning/reading.ts";
+import type { ReadAs } from "./schemas.ts";
 
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
@@ -39,105 +43,6 @@ const COMMON_MIN_DOCS = 1000;
 
 function isCommon(unit: RankedUnit): boolean {
   return unit.docs >= COMMON_MIN_DOCS && unit.df > COMMON_SHARE * unit.docs;
-}
-
-/** Units and exclusions of a `q`, as texts of web-search syntax. */
-export interface SearchUnits {
-  units: string[];
-  exclusions: string[];
-}
-
-/** Splits `q` into units and exclusions (see the module comment). */
-export function searchUnits(q: string | undefined): SearchUnits {
-  const text = searchText(q) ?? "";
-  const tokens: { text: string; negated: boolean }[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (/\s/.test(text[i])) {
-      i++;
-      continue;
-    }
-    const negated = text[i] === "-";
-    // A lone dash excludes the word after it, as websearch_to_tsquery reads it.
-    if (negated) { while (++i < text.length && /\s/.test(text[i])); }
-    if (text[i] === '"') {
-      const end = text.indexOf('"', i + 1);
-      const stop = end < 0 ? text.length : end;
-      tokens.push({ text: `"${text.slice(i + 1, stop)}"`, negated });
-      i = stop + 1;
-      continue;
-    }
-    let j = i;
-    while (j < text.length && !/\s/.test(text[j]) && text[j] !== '"') j++;
-    if (j > i) tokens.push({ text: text.slice(i, j), negated });
-    i = j;
-  }
-  const units: string[][] = [];
-  const exclusions: string[] = [];
-  let joinNext = false;
-  for (const token of tokens) {
-    if (token.negated) {
-      exclusions.push(`-${token.text}`);
-      joinNext = false;
-    } else if (token.text.toLowerCase() === "or") {
-      joinNext = units.length > 0;
-    } else if (joinNext) {
-      units[units.length - 1].push(token.text);
-      joinNext = false;
-    } else {
-      units.push([token.text]);
-    }
-  }
-  return { units: units.map((u) => u.join(" OR ")), exclusions };
-}
-
-/** A unit as a tsquery (text) and its rarity. */
-export interface RankedUnit {
-  q: string;
-  /** `q` matched in the title only. */
-  title: string;
-  idf: number;
-  /** Documents holding it (at most). */
-  df: number;
-  /** Documents in all. */
-  docs: number;
-}
-
-/**
- * The significant units of `texts` with their rarity (idf), rarest first: each becomes its query
- * (oi_search_terms: stems, prefixes, no stop words); a unit with no significant word is dropped.
- * A prefix counts the documents of every lexeme it starts (capped at all of them); a phrase or
- * an OR group counts as its rarest lexeme.
- */
-export async function rankUnits(sql: Sql, texts: string[]): Promise<RankedUnit[]> {
-  if (texts.length === 0) return [];
-  return await sql<RankedUnit[]>`
-    with n as (select coalesce((select docs from search_terms where term = ''), 0) as docs),
-    u as (
-      select x.i, oi_search_terms(x.t) as q
-      from jsonb_array_elements_text(${
-    JSON.stringify(texts)
-  }::text::jsonb) with ordinality as x(t, i)
-    )
-    select u.q::text as q, least(d.df, n.docs)::float8 as df, n.docs::float8 as docs,
-      -- The same query on title words only (weight A): 'invoic':* -> 'invoic':*A.
-      regexp_replace(u.q::text, '''((?:[^'']|'''')+)''(?::(\\*))?', '''\\1'':\\2A', 'g')
-        as title,
-      ln(1 + (n.docs - least(d.df, n.docs) + 0.5) / (least(d.df, n.docs) + 0.5))::float8 as idf
-    from u cross join n
-    cross join lateral (
-      select coalesce(min(l.df), 0) as df from (
-        select (
-          select coalesce(sum(st.docs), 0) from search_terms st
-          where st.term >= replace(m[1], '''''', '''')
-            and st.term <= replace(m[1], '''''', '''') || case when m[2] is null then ''
-              else chr(1114111) end
-        ) as df
-        from regexp_matches(u.q::text, '''((?:[^'']|'''')+)''(:\\*)?', 'g') as m
-      ) l
-    ) d
-    where numnode(u.q) > 0
-    order by idf desc, u.i`;
 }
 
 /**
@@ -175,29 +80,52 @@ export type Memo = <T>(key: string, compute: () => Promise<T>) => Promise<T>;
 /** One page of a list with `q`, its exact total, which match it answers and how well. */
 export interface SearchPage extends Judged {
   rows: ListRow[];
+  /** What the question became (docs/rest.md, "Reading a question"). */
+  read_as: ReadAs;
   total: number;
   match: MatchKind;
   /** The cursor of the next page; null on the last. */
   next_cursor: string | null;
 }
 
+/** How a question is answered: plans, the shared memo, and its reading by meaning. */
+export interface SearchOptions {
+  forcePlans?: boolean;
+  memo: Memo;
+  candidates?: number;
+  /**
+   * What a subject means (src/catalog/meaning/): undefined when the encoder is not ready, and
+   * then the question is read by its words and their word vectors (expansion.ts).
+   */
+  meaning?: (text: string) => Promise<Meaning | undefined>;
+}
+
 /**
  * A page of the opportunity list with `q`: best match and relevance (the module comment), on
  * the question's subject (subject.ts): within the category or theme it names when that finds
- * rows, else in the whole catalogue; with how well it answers (confidence.ts). `memo` keeps what
- * every page of the same question shares (count, units, ranked candidates, confidence).
+ * rows, else in the whole catalogue, with the filters its framing words ask for (framing.ts)
+ * and the rows of the themes it means (src/catalog/meaning/); with how well it answers
+ * (judge.ts). `memo` keeps what every page of the same question shares (count, units, ranked
+ * candidates, confidence).
  */
 export async function searchOpportunities(
   sql: Sql,
-  query: OpportunityQuery,
-  options: { forcePlans?: boolean; memo: Memo; candidates?: number },
+  asked: OpportunityQuery,
+  options: SearchOptions,
 ): Promise<SearchPage> {
+  const framing = readFraming(searchText(asked.q) ?? "");
+  // A filter the caller set wins over the same one read from words.
+  const query = { ...asked };
+  for (const [key, value] of Object.entries(framing.filters)) {
+    const name = key as keyof Framing["filters"];
+    if (query[name] === undefined) query[name] = value;
+  }
   const subject = await readSubject(sql, query.q, options.memo);
   if (subject?.named) {
-    const within = await answerSubject(sql, query, subject.text, subject.named, options);
+    const within = await answerSubject(sql, query, subject.text, subject.named, framing, options);
     if (within.total > 0) return within;
   }
-  return await answerSubject(sql, query, subject?.unnamed ?? "", undefined, options);
+  return await answerSubject(sql, query, subject?.unnamed ?? "", undefined, framing, options);
 }
 
 /** The answer to `query` read as `text` (q syntax), within `named` when given. */
@@ -206,7 +134,8 @@ async function answerSubject(
   query: OpportunityQuery,
   text: string,
   named: Named | undefined,
-  options: { forcePlans?: boolean; memo: Memo; candidates?: number },
+  framing: Framing,
+  options: SearchOptions,
 ): Promise<SearchPage> {
   const candidates = options.candidates ?? CANDIDATES;
   const force = options.forcePlans ?? false;
@@ -217,28 +146,51 @@ async function answerSubject(
   const { memo } = options;
   const { units: texts, exclusions } = searchUnits(text);
   const units = await memo(`units:${JSON.stringify(texts)}`, () => rankUnits(sql, texts));
-  // The themes of a question in other words lift their rows, below its own words (expansion.ts).
-  const lift = await memo(`lift:${text}`, () => themeLift(sql, text));
+  // What the subject means (the named phrase kept: "invoices in fintech" means invoices); its
+  // themes lift their rows, below the question's own words; without the encoder, the themes of
+  // its word vectors (expansion.ts).
+  // A subject of stop words alone ("with") means nothing to read.
+  const meaning = units.length > 0 || named
+    ? await memo(`meaning:${text}`, async () => await options.meaning?.(text) ?? null)
+    : null;
+  const lift: ThemeLift = meaning
+    ? meaningLift(meaning)
+    : await memo(`lift:${text}`, () => themeLift(sql, text));
+  const meant = meaning?.meant ?? [];
   const lifted = (ids: number[]) =>
-    themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0));
+    themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0), {
+      share: meaning ? MEANING_SHARE : undefined,
+    });
   const excluded = exclusions.length > 0 ? exclusions.join(" ") : undefined;
   const excludes = (tx: Sql) => excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``;
   // Within the named category or theme; a question of framing words only: every row.
-  // A theme by equality, so that its sort index (theme_id, score) serves the page.
+  // A theme by equality, so that its sort index (theme_id, score) serves the page. "Growing":
+  // only themes whose mentions go up.
+  const growing = (tx: Sql) =>
+    framing.growing
+      ? tx`and o.theme_id in (select t.id from themes t where t.trend_direction = 'up')`
+      : tx``;
   const within = (tx: Sql) =>
     !named
-      ? tx``
+      ? growing(tx)
       : named.themeIds.length === 1
-      ? tx`and o.theme_id = ${named.themeIds[0]}`
+      ? tx`and o.theme_id = ${named.themeIds[0]} ${growing(tx)}`
       : tx`and o.theme_id in (select jsonb_array_elements_text(${
         JSON.stringify(named.themeIds)
-      }::text::jsonb)::int)`;
+      }::text::jsonb)::int) ${growing(tx)}`;
+  // The rows of the themes the subject means answer it too (beside those holding its words).
+  const orMeant = (tx: Sql) =>
+    meant.length > 0
+      ? tx`or o.theme_id in (select jsonb_array_elements_text(${
+        JSON.stringify(meant)
+      }::text::jsonb)::int)`
+      : tx``;
   const plain = named !== undefined || text !== searchText(query.q);
   // Framing words and stop words only ("low effort ideas with high willingness to pay"): no
   // subject, so every row of the filters, in score order (a q of stop words alone still
   // matches its words).
   const framed = plain && !named && units.length === 0 && exclusions.length === 0;
-  const byName = named && units.length === 0 && exclusions.length === 0 &&
+  const byName = named && units.length === 0 && exclusions.length === 0 && !framing.growing &&
     (!query.category || query.category === named.slug && named.kind === "category") &&
     (!query.theme || query.theme === named.slug && named.kind === "theme");
   // The words every row of an `all` answer holds: the significant ones, less the common ones
@@ -246,19 +198,23 @@ async function answerSubject(
   const required = units.filter((u) => !isCommon(u));
   const allMatch = required.length > 0 && required.length < units.length
     ? (tx: Sql) =>
-      tx`and o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${excludes(tx)}
-        ${within(tx)}`
+      tx`and (o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${orMeant(tx)})
+        ${excludes(tx)} ${within(tx)}`
     : framed
-    ? (tx: Sql) => tx``
-    : plain
-    ? (tx: Sql) => tx`${text ? tx`and o.search @@ oi_search_query(${text})` : tx``} ${within(tx)}`
+    ? (tx: Sql) => within(tx)
+    : plain || meant.length > 0 || framing.growing
+    ? (tx: Sql) =>
+      tx`${text ? tx`and (o.search @@ oi_search_query(${text}) ${orMeant(tx)})` : tx``}
+        ${excludes(tx)} ${within(tx)}`
     : undefined;
   const all = await memo(
     `count:${filterKey}`,
     // Framing words only, or a category or theme named alone: from the summary counts.
     () =>
-      framed
+      framed && !framing.growing
         ? countOpportunities(sql, { ...query, q: undefined })
+        : framed
+        ? countOpportunities(sql, { ...query, q: undefined }, { match: allMatch })
         : byName
         ? countOpportunities(sql, { ...query, q: undefined, [named!.kind]: named!.slug })
         : countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
@@ -277,6 +233,19 @@ async function answerSubject(
     words: texts.join(" "),
     framed,
     named,
+    meaning: meaning ?? undefined,
+    ignored: framing.ignored,
+    subject: text,
+  };
+  const read_as: ReadAs = {
+    subject: text || null,
+    filters: {
+      ...framing.filters,
+      ...(named ? { [named.kind]: named.slug } : {}),
+      ...(framing.growing ? { trend: "up" as const } : {}),
+    },
+    meant_themes: meaning?.meantSlugs ?? [],
+    by_meaning: meaning !== null,
   };
   if (all > 0) {
     const ranked = () =>
@@ -297,6 +266,7 @@ async function answerSubject(
         rows: page,
         total: all,
         match: "all",
+        read_as,
         next_cursor: nextCursor(query, rows),
         ...await judgeAnswer(judging, page, ranked),
       };
@@ -311,13 +281,15 @@ async function answerSubject(
       ...found,
       total: all,
       match: "all",
+      read_as,
       ...await judgeAnswer(judging, found.rows, ranked),
     };
   }
   const nothing = { rows: [], total: 0, match: "all" as const, next_cursor: null };
-  if (units.length < 2) {
+  if (units.length < 2 && meant.length === 0) {
     return {
       ...nothing,
+      read_as,
       ...await judgeAnswer(judging, [], () => Promise.resolve([])),
     };
   }
@@ -326,8 +298,9 @@ async function answerSubject(
   // count most of the catalogue), else by every unit.
   const selecting = required.length >= 2 ? required : units;
   const anyQuery = selecting.map((u) => `(${u.q})`).join(" | ");
+  const lexical = (tx: Sql) => anyQuery ? tx`o.search @@ ${anyQuery}::tsquery` : tx`false`;
   const match = (tx: Sql) =>
-    tx`and o.search @@ ${anyQuery}::tsquery
+    tx`and (${lexical(tx)} ${orMeant(tx)})
       ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``} ${within(tx)}`;
   const total = await memo(
     `any:${filterKey}`,
@@ -379,6 +352,7 @@ async function answerSubject(
     total,
     // Nothing matches any word either: the answer is the (empty) set of rows matching all.
     match: total > 0 ? "any" : "all",
+    read_as,
     ...await judgeAnswer(judging, found.rows, () => anyRanked("relevance")),
   };
 }

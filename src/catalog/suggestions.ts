@@ -66,3 +66,29 @@ export async function suggestionsFor(
     select * from top_themes union all select * from top_cats union all select * from every_cat`;
   return rows.map(({ near: _near, ...s }) => s);
 }
+
+/**
+ * The suggestions for a question read by meaning (src/catalog/meaning/reading.ts): its nearest
+ * themes and categories, by the subject's sentence vector, never by a framing word.
+ */
+export async function suggestionsByMeaning(
+  sql: Sql,
+  meaning: { themes: [number, number][]; categories: [number, number][] },
+): Promise<Suggestion[]> {
+  const themes = meaning.themes.slice(0, THEMES).map(([id]) => id);
+  const categories = meaning.categories.slice(0, CATEGORIES).map(([id]) => id);
+  const rows = await sql<(Suggestion & { kind: string; n: number })[]>`
+    select 'theme' as kind, t.slug, t.name, t.summary, jsonb_build_object('theme', t.slug) as ask,
+      x.n
+    from jsonb_array_elements_text(${JSON.stringify(themes)}::text::jsonb) with ordinality
+      as x(id, n)
+    join themes t on t.id = x.id::int
+    union all
+    select 'category', c.slug, c.name, c.description, jsonb_build_object('category', c.slug),
+      100 + x.n
+    from jsonb_array_elements_text(${JSON.stringify(categories)}::text::jsonb) with ordinality
+      as x(id, n)
+    join categories c on c.id = x.id::int
+    order by n`;
+  return rows.map(({ n: _n, ...s }) => s);
+}

@@ -187,7 +187,14 @@ const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput)
     const q = parse(SearchInputSchema).query.trim();
     // Nothing to look for: no results, as OpenAI's sample server answers, and nothing read.
     if (!q) {
-      const none = { results: [], confidence: null, unmatched_terms: [], suggestions: [] };
+      const none = {
+        results: [],
+        confidence: null,
+        unmatched_terms: [],
+        suggestions: [],
+        ignored_terms: [],
+        read_as: null,
+      };
       return { operation: "listBlogPosts", work: () => Promise.resolve(none) };
     }
     const articles = { q, page: 1, page_size: SEARCH_ARTICLES };
