@@ -175,7 +175,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     // Without the database the home page still answers, without its live part.
     const live = version === undefined
       ? undefined
-      : await readHomeLive(content, version).catch(() => undefined);
+      : await readHomeLive({ content, sql: deps.sql, base: deps.context.publicBaseUrl }, version)
+        .catch(() => undefined);
     return await staticPage(
       renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
         prices: await priceList(),
