@@ -32,6 +32,7 @@ import type { DocumentPolicy } from "../oauth/documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 import type { BillingSetup } from "../billing/setup.ts";
 import { LIST_PRICES, type PriceList } from "../billing/prices.ts";
+import { signatureCanBeValid } from "../billing/webhook.ts";
 import { json } from "../platform/responses.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import { isPublicSitePath, publicSitePage } from "./public/public_site.ts";
@@ -233,10 +234,11 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!deps.billing) return errorResponse(new NotFoundError("Billing is not configured"));
     const signature = request.headers.get("stripe-signature");
-    // Unsigned: refused without reading a byte (the app did not read it either), so a client
-    // that promises a body and never sends it holds nothing.
-    if (!signature) await request.body?.cancel().catch(() => {});
-    const body = signature ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
+    // Unsigned, or signed in a way that cannot be valid: refused without reading a byte (the app
+    // did not read it either), so a client that promises a body and never sends it holds nothing.
+    const plausible = signatureCanBeValid(signature);
+    if (!plausible) await request.body?.cancel().catch(() => {});
+    const body = plausible ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
     const answer = await deps.billing.webhook(body, signature);
     return json(answer.status, answer.body);
   }
