@@ -36,6 +36,7 @@ import { signatureCanBeValid } from "../billing/webhook.ts";
 import { json } from "../platform/responses.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import { isPublicSitePath, publicSitePage } from "./public/public_site.ts";
+import { isCatalogueSearch, limitSearch } from "./public/search_limit.ts";
 import { readHomeLive, renderHomeLive } from "./public/home_live.ts";
 import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 
@@ -66,6 +67,8 @@ export interface WebDeps {
    * second argument; behind a proxy, pass a function that reads the proxy's header instead.
    */
   clientIp?: (request: Request, info?: Deno.ServeHandlerInfo) => string;
+  /** Keyless catalogue searches per client address and minute (default 60). */
+  searchesPerMinute?: number;
   /** Lifetimes and rate limits (tests shorten them). */
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
@@ -296,6 +299,10 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       const answer = await onCatalogue((sql) => sitemap(request, path, sql));
       if (answer) return answer;
       return htmlPage(404, "Page not found", "There is no sitemap at this address.");
+    }
+    if (isCatalogueSearch(url)) {
+      const refused = await limitSearch(deps.sql, clientIp(request, info), deps.searchesPerMinute);
+      if (refused) return refused;
     }
     const pages = (sql: Sql) => ({ sql, context: deps.context, cache });
     const opportunity = isOpportunityPath(path) || isPublicSitePath(path);

@@ -2,12 +2,13 @@
  * The public catalogue's question box (`/opportunities?q=`) reads public fields only: a word that
  * only a paid field holds (the description) finds nothing, and excluding it hides nothing, so the
  * paid text cannot be read one word at a time. Words of the title find their rows, best match
- * when none holds every word.
+ * when none holds every word. Keyless searches are limited per client address (60 a minute).
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { loadFixture, testApp } from "../helpers/app.ts";
 import { writePaidFields } from "../helpers/paid_fields.ts";
+import { webTestApp } from "../helpers/web.ts";
 
 /** The opportunity ids the page links to, in order. */
 function linkedIds(page: string): number[] {
@@ -45,5 +46,49 @@ dbTest("GET /opportunities?q= matches public fields only, never the paid descrip
   });
   await t.step("the fixture's description words (daily pain) are paid too", async () => {
     assert.deepEqual(await search("daily pain"), []);
+  });
+});
+
+dbTest("keyless searches are limited per client address, with a 429 page saying when", async (
+  db,
+  t,
+) => {
+  await loadFixture(db.sql);
+  const app = webTestApp(db);
+  const search = (ip: string, q = "invoice") =>
+    app.handler(
+      new Request(`${app.base}/opportunities?q=${encodeURIComponent(q)}`, {
+        headers: { "X-Test-IP": ip },
+      }),
+    );
+  await t.step("60 searches a minute answer; the 61st is a 429 page with Retry-After", async () => {
+    for (let i = 0; i < 60; i++) {
+      const res = await search("192.0.2.50", `invoice ${i % 7}`);
+      assert.equal(res.status, 200, `search ${i + 1}`);
+      await res.body?.cancel();
+    }
+    // The window is fixed (db/rate_limits.ts): a run across its end may get up to 60 more.
+    let refused = await search("192.0.2.50");
+    for (let i = 0; i < 60 && refused.status === 200; i++) {
+      await refused.body?.cancel();
+      refused = await search("192.0.2.50");
+    }
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get("content-type") ?? "", /text\/html/);
+    const wait = Number(refused.headers.get("retry-after"));
+    assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+    assert.match(await refused.text(), new RegExp(`again in ${wait} seconds?`));
+  });
+  await t.step("another address still searches; browsing without q is not limited", async () => {
+    const other = await search("192.0.2.51");
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    const browse = await app.handler(
+      new Request(`${app.base}/opportunities?category=developer-tools`, {
+        headers: { "X-Test-IP": "192.0.2.50" },
+      }),
+    );
+    assert.equal(browse.status, 200);
+    await browse.body?.cancel();
   });
 });
