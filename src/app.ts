@@ -17,6 +17,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, readBodyBytes, withBody } from "./platform/bod
 import { checkRequestHead } from "./platform/limits.ts";
 import { getOfHead } from "./platform/head.ts";
 import { BILLING_WEBHOOK_PATH } from "./web/handler.ts";
+import { signatureCanBeValid } from "./billing/webhook.ts";
 
 /**
  * The methods whose body the public web reads before routing (its forms). The API and MCP edges
@@ -84,8 +85,9 @@ export function createApp(
     }
     if (path.startsWith("/api/v1/")) return await rest(request, url);
     // The web's forms are read whole, within the deadline and the bound, before routing; a
-    // Stripe delivery without a signature is refused unread (web/handler.ts).
-    const unsigned = path === BILLING_WEBHOOK_PATH && !request.headers.has("stripe-signature");
+    // Stripe delivery without a signature that could be valid is refused unread (web/handler.ts).
+    const unsigned = path === BILLING_WEBHOOK_PATH &&
+      !signatureCanBeValid(request.headers.get("stripe-signature"));
     const body = BODY_METHODS.has(request.method) && !unsigned
       ? await readBodyBytes(request, bodyTimeoutMs)
       : null;

@@ -38,6 +38,7 @@ import {
   billingOfAccount,
   billingOfCustomer,
   type BillingRecord,
+  openCheckoutOf,
   readTicket,
   saveCustomer,
   swapOpenCheckout,
@@ -62,6 +63,12 @@ export interface BillingDeps {
 
 /** Enough for a person who changes their mind a few times; 40 clicks in a second are not. */
 export const SESSION_LIMIT = { limit: 10, windowSeconds: 600 };
+
+/**
+ * Reads of Stripe on the return from Checkout, per account: a reloaded return page past it is
+ * answered without asking Stripe (the payment still arrives by webhook).
+ */
+export const RETURN_LIMIT = { limit: 5, windowSeconds: 60 };
 
 /** The account a checkout or portal session is made for. */
 export interface BillingAccount {
@@ -234,11 +241,16 @@ export function createBilling(deps: BillingDeps) {
     /**
      * Back from Checkout with `sessionId`: when the session is this account's and complete, the
      * subscription is applied now rather than when the webhook comes. A session of another
-     * account (a shared or guessed link) changes nothing.
+     * account (a shared or guessed link) changes nothing and is turned away before Stripe is
+     * asked: only the account's own open session is read, at most RETURN_LIMIT times a minute
+     * (past it "pending", unread).
      */
     async returnFromCheckout(account: BillingAccount, sessionId: string): Promise<CheckoutReturn> {
       const record = await billingOfAccount(sql, account.id);
       if (!record || !/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) return "foreign";
+      if (await openCheckoutOf(sql, account.id) !== sessionId) return "foreign";
+      const bucket = `billing:return:${account.id}`;
+      if (!await hitRateLimit(sql, { bucket, ...RETURN_LIMIT })) return "pending";
       const session = await stripe.checkout.sessions.retrieve(sessionId);
       const customer = typeof session.customer === "string"
         ? session.customer

@@ -108,6 +108,13 @@ export async function saveCustomer(
   return stored.customer_id;
 }
 
+/** The account's open Checkout session (the last one it opened), or null. */
+export async function openCheckoutOf(sql: Sql, accountId: number): Promise<string | null> {
+  const [row]: [{ open_checkout_id: string | null }?] = await sql`
+    select open_checkout_id from billing_customers where account_id = ${accountId}`;
+  return row?.open_checkout_id ?? null;
+}
+
 /**
  * Records `sessionId` as the account's open Checkout session and returns the one it replaces
  * (null when none): concurrent calls are serialised by the row lock, so each earlier session is

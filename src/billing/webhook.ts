@@ -103,6 +103,19 @@ const INVALID_EVENT = {
   message: "The event holds a value that cannot be stored",
 };
 
+/**
+ * True when a Stripe-Signature header could be genuine: at most 2,000 characters of `key=value`
+ * pairs holding a timestamp `t` of digits and at least one `v1` digest of 64 hex digits (Stripe
+ * signs with HMAC-SHA256). Anything else is refused before its body is read.
+ */
+export function signatureCanBeValid(header: string | null): boolean {
+  if (!header || header.length > 2000) return false;
+  const pairs = header.split(",").map((part) => part.trim().split("="));
+  if (pairs.some((pair) => pair.length !== 2)) return false;
+  return pairs.some(([key, value]) => key === "t" && /^\d{1,12}$/.test(value)) &&
+    pairs.some(([key, value]) => key === "v1" && /^[0-9a-f]{64}$/i.test(value));
+}
+
 /** Builds the webhook handler: `(raw body, Stripe-Signature header) -> answer`. */
 export function createBillingWebhook(deps: WebhookDeps) {
   const { sql, log } = deps;
@@ -202,6 +215,12 @@ export function createBillingWebhook(deps: WebhookDeps) {
       return {
         status: 400,
         body: { error: "missing_signature", message: "The Stripe-Signature header is missing" },
+      };
+    }
+    if (!signatureCanBeValid(signature)) {
+      return {
+        status: 400,
+        body: { error: "invalid_signature", message: "The Stripe signature is not valid" },
       };
     }
     const event = await verified(body, signature);

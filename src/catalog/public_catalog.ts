@@ -1,10 +1,10 @@
 /**
  * What the public catalogue pages (src/web/public/) show of themes and categories, without a key:
  * a theme's name, summary, lifecycle status, category, opportunity count, its last 26 weeks of
- * mentions and its best opportunities; a category's name, description, its themes (the same
- * public facts) and counts (docs/DECISIONS.md, what is public about themes). Growth windows, the
- * full history and lists by status are paid: the shapes below have no field for them, so a page
- * cannot show one by accident. The theme's detail is read by getTheme, the API's own query.
+ * mentions, the growth windows up to 90 days (which follow from those weeks) and its best
+ * opportunities; a category's name, description, its themes (the same public facts) and counts
+ * (docs/DECISIONS.md, the public line). The 1-year window, the full history and lists by status
+ * are paid: the shapes below have no field for them, so a page cannot show one by accident. The theme's detail is read by getTheme, the API's own query.
  */
 import type { Sql } from "../db/open.ts";
 import type { QueryContext } from "./common.ts";
@@ -27,6 +27,8 @@ export interface PublicTheme extends PublicThemeItem {
   category: { slug: string; name: string };
   /** The last 26 weeks of mentions, oldest first. */
   weekly: { start: string; mentions: number }[];
+  /** Growth over 7, 30 and 90 days (percent; null for a short history): never the year's. */
+  growth: { "7d": number | null; "30d": number; "90d": number | null };
   /** Its ten best opportunities by score. */
   top: OpportunityListItem[];
 }
@@ -62,6 +64,7 @@ export async function getPublicTheme(
     opportunity_count: t.opportunity_count,
     category: { slug: row.category_slug, name: row.category_name },
     weekly: detail.weekly_mentions,
+    growth: { "7d": t.growth["7d"], "30d": t.growth["30d"], "90d": t.growth["90d"] },
     top: detail.top_opportunities,
   };
 }

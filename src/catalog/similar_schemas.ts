@@ -3,6 +3,7 @@
  * by REST, MCP and the OpenAPI document. Pure (zod only), like schemas.ts.
  */
 import * as z from "zod";
+import { splitLongWords } from "../platform/text.ts";
 import { cleanText, OpportunityListItemSchema, SuggestionSchema, ThemeSchema } from "./schemas.ts";
 
 const Similarity = z.number().min(0).max(1).describe(
@@ -41,7 +42,9 @@ export const IdeaQuerySchema = z.object({
       "must not be blank",
     ),
     { multiline: true },
-  ).describe(
+  ).overwrite(splitLongWords).describe(
+    // A paragraph in Chinese, Japanese or Thai is one "word" to the text search, which refuses
+    // words over 2,047 bytes: it is read in pieces instead (splitLongWords).
     "The idea in a sentence or a paragraph, for example " +
       '"An app that helps freelance designers chase late invoices"',
   ),

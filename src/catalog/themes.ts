@@ -117,6 +117,19 @@ export async function listCategories(sql: Sql): Promise<{ items: Category[] }> {
   return { items: [...items] };
 }
 
+/**
+ * The overview as `plan` may read it: on Free the themes' 1-year window is null (paid, like the
+ * full history); the windows up to 90 days follow from the public 26 weeks and stay
+ * (docs/DECISIONS.md, the public line).
+ */
+export function overviewForPlan(overview: Overview, plan: string): Overview {
+  if (plan !== "free") return overview;
+  return {
+    ...overview,
+    trending: overview.trending.map((t) => ({ ...t, growth: { ...t.growth, "1y": null } })),
+  };
+}
+
 /** The landscape: categories with counts, the five fastest-rising themes, and totals. */
 export async function getOverview(sql: Sql): Promise<Overview> {
   const [{ items: categories }, trending, [totals]] = await Promise.all([

@@ -15,6 +15,7 @@ import { detailForPlan, detailJson, type DetailRow } from "../catalog/opportunit
 import { checkPaging } from "../catalog/cursor.ts";
 import { checkCursor } from "../catalog/opportunity_cursor.ts";
 import { blogCursorKeys } from "../catalog/blog_posts.ts";
+import { overviewForPlan } from "../catalog/themes.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import {
   BlogQuerySchema,
@@ -142,7 +143,9 @@ const DEFINITIONS: Record<OperationName, Definition> = {
     const { slug } = parse(BlogSlugSchema);
     return { work: (v) => content.getBlogPost(v, slug) };
   },
-  getOverview: ({ content }) => ({ work: (v) => content.getOverview(v) }),
+  getOverview: ({ content }) => ({
+    work: async (v, caller) => overviewForPlan(await content.getOverview(v), caller.plan),
+  }),
   listCategories: ({ content }) => ({ work: (v) => content.listCategories(v) }),
   listTrendingThemes({ content }, parse) {
     const query = parse(TrendingQuerySchema);

@@ -26,3 +26,39 @@ export function textProblem(
   if (!value.isWellFormed()) return "must not contain unpaired surrogates";
   return undefined;
 }
+
+/**
+ * The most UTF-8 bytes a run without white space keeps before splitting. PostgreSQL refuses a
+ * word over 2,047 bytes in a tsquery ("word is too long in tsquery"), and scripts written without
+ * spaces (Chinese, Japanese, Thai) make a whole paragraph one word; half the limit leaves room
+ * for lowercasing and unaccenting, which can lengthen a word.
+ */
+export const MAX_WORD_BYTES = 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * `value` with every run of non-space characters longer than `maxBytes` in UTF-8 split by spaces
+ * into runs that fit (between characters, never inside one). Shorter text comes back unchanged.
+ */
+export function splitLongWords(value: string, maxBytes = MAX_WORD_BYTES): string {
+  if (value.length * 3 <= maxBytes) return value; // no run can be longer: the usual case
+  return value.replace(/\S+/gu, (word) => {
+    if (encoder.encode(word).length <= maxBytes) return word;
+    const parts: string[] = [];
+    let part = "";
+    let bytes = 0;
+    for (const char of word) {
+      const size = encoder.encode(char).length;
+      if (bytes + size > maxBytes) {
+        parts.push(part);
+        part = "";
+        bytes = 0;
+      }
+      part += char;
+      bytes += size;
+    }
+    parts.push(part);
+    return parts.join(" ");
+  });
+}

@@ -32,9 +32,11 @@ import type { DocumentPolicy } from "../oauth/documents.ts";
 import { createOAuthEndpoints, isOAuthPath } from "./oauth.ts";
 import type { BillingSetup } from "../billing/setup.ts";
 import { LIST_PRICES, type PriceList } from "../billing/prices.ts";
+import { signatureCanBeValid } from "../billing/webhook.ts";
 import { json } from "../platform/responses.ts";
 import { type Content, createContent } from "../catalog/content.ts";
 import { isPublicSitePath, publicSitePage } from "./public/public_site.ts";
+import { isCatalogueSearch, limitSearch } from "./public/search_limit.ts";
 import { readHomeLive, renderHomeLive } from "./public/home_live.ts";
 import { type QueryContext, readDataVersion } from "../catalog/common.ts";
 
@@ -65,6 +67,8 @@ export interface WebDeps {
    * second argument; behind a proxy, pass a function that reads the proxy's header instead.
    */
   clientIp?: (request: Request, info?: Deno.ServeHandlerInfo) => string;
+  /** Keyless catalogue searches per client address and minute (default 60). */
+  searchesPerMinute?: number;
   /** Lifetimes and rate limits (tests shorten them). */
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
@@ -175,7 +179,8 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     // Without the database the home page still answers, without its live part.
     const live = version === undefined
       ? undefined
-      : await readHomeLive(content, version).catch(() => undefined);
+      : await readHomeLive({ content, sql: deps.sql, base: deps.context.publicBaseUrl }, version)
+        .catch(() => undefined);
     return await staticPage(
       renderHome(deps.context.publicBaseUrl, deps.surfaces ?? { rest: [], mcp: [] }, {
         prices: await priceList(),
@@ -232,10 +237,11 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     }
     if (!deps.billing) return errorResponse(new NotFoundError("Billing is not configured"));
     const signature = request.headers.get("stripe-signature");
-    // Unsigned: refused without reading a byte (the app did not read it either), so a client
-    // that promises a body and never sends it holds nothing.
-    if (!signature) await request.body?.cancel().catch(() => {});
-    const body = signature ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
+    // Unsigned, or signed in a way that cannot be valid: refused without reading a byte (the app
+    // did not read it either), so a client that promises a body and never sends it holds nothing.
+    const plausible = signatureCanBeValid(signature);
+    if (!plausible) await request.body?.cancel().catch(() => {});
+    const body = plausible ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
     const answer = await deps.billing.webhook(body, signature);
     return json(answer.status, answer.body);
   }
@@ -293,6 +299,10 @@ export function createWebHandler(deps: WebDeps): WebHandler {
       const answer = await onCatalogue((sql) => sitemap(request, path, sql));
       if (answer) return answer;
       return htmlPage(404, "Page not found", "There is no sitemap at this address.");
+    }
+    if (isCatalogueSearch(url)) {
+      const refused = await limitSearch(deps.sql, clientIp(request, info), deps.searchesPerMinute);
+      if (refused) return refused;
     }
     const pages = (sql: Sql) => ({ sql, context: deps.context, cache });
     const opportunity = isOpportunityPath(path) || isPublicSitePath(path);

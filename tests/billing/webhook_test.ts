@@ -1,6 +1,7 @@
 /**
- * What the Stripe webhook refuses, on both engines: a delivery without a Stripe-Signature header
- * is answered before its body is read (a client that promises a body and never sends it holds
+ * What the Stripe webhook refuses, on both engines: a delivery without a Stripe-Signature header,
+ * or with one that cannot be valid (empty, no timestamp, no v1 digest of 64 hex digits), is
+ * answered before its body is read (a client that promises a body and never sends it holds
  * nothing), and a signed event the database cannot store (a NUL in an id) is a 400 with a log
  * line, never a 5xx that Stripe would deliver again for three days.
  */
@@ -55,21 +56,58 @@ dbTest(
           assert.ok(Date.now() - started < 4000);
         },
       );
-      await t.step("with a signature header the body is still awaited (and bounded)", async () => {
-        const answer = await rawRequest(
-          server.port,
-          [
-            "POST /billing/webhook HTTP/1.1",
-            "Host: localhost",
-            "Stripe-Signature: t=1,v1=00",
-            "Content-Length: 2",
-            "Connection: close",
-          ].join("\r\n"),
-          "{}",
+      for (
+        const header of [
+          "",
+          "garbage",
+          "t=1,v1=00",
+          "t=,v1=" + "a".repeat(64),
+          "t=1492774577,v0=" + "a".repeat(64),
+          "t=1492774577,v1=" + "g".repeat(64),
+          "t=1492774577," + "v1=".padEnd(2000, "a"),
+        ]
+      ) {
+        await t.step(
+          `a signature that cannot be valid (${JSON.stringify(header.slice(0, 30))}): 400 at once`,
+          async () => {
+            const started = Date.now();
+            const answer = await rawRequest(
+              server.port,
+              [
+                "POST /billing/webhook HTTP/1.1",
+                "Host: localhost",
+                `Stripe-Signature: ${header}`,
+                "Content-Length: 500",
+                "Connection: close",
+              ].join("\r\n"),
+              "",
+              4000,
+            );
+            assert.equal(answer.status, 400, answer.body);
+            const error = JSON.parse(answer.body).error;
+            assert.equal(error, header ? "invalid_signature" : "missing_signature");
+            assert.ok(Date.now() - started < 4000);
+          },
         );
-        assert.equal(answer.status, 400);
-        assert.equal(JSON.parse(answer.body).error, "invalid_signature");
-      });
+      }
+      await t.step(
+        "with a well-formed signature the body is still awaited (and bounded)",
+        async () => {
+          const answer = await rawRequest(
+            server.port,
+            [
+              "POST /billing/webhook HTTP/1.1",
+              "Host: localhost",
+              `Stripe-Signature: t=1,v1=${"0".repeat(64)}`,
+              "Content-Length: 2",
+              "Connection: close",
+            ].join("\r\n"),
+            "{}",
+          );
+          assert.equal(answer.status, 400);
+          assert.equal(JSON.parse(answer.body).error, "invalid_signature");
+        },
+      );
       const [row] = await db.sql`select count(*)::int as n from billing_events`;
       assert.equal(row.n, 0);
     } finally {

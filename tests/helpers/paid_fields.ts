@@ -21,20 +21,27 @@ export const PAID = {
 export const PAID_THREAD = "https://www.reddit.com/r/devops/comments/zq7thread/";
 
 /**
- * A theme's paid figures (growth windows, 30-day counts), as text a page would show: values no
- * other field holds.
+ * A theme's paid figures (the 1-year window, the 30-day count), as text a page would show: values
+ * no other field holds.
  */
 export const PAID_THEME = {
-  growth_7d: 731.9,
-  growth_90d: 842.7,
   growth_1y: 953.3,
   mentions_30d: 7777,
 };
 
-/** Writes PAID_THEME into theme `id`. */
+/**
+ * A theme's public growth windows (up to 90 days: they follow from the 26 weeks its public page
+ * shows, docs/DECISIONS.md), values no other field holds.
+ */
+export const PUBLIC_THEME = {
+  growth_7d: 731.9,
+  growth_90d: 842.7,
+};
+
+/** Writes PAID_THEME and PUBLIC_THEME into theme `id`. */
 export async function writePaidThemeFields(sql: Sql, id: number) {
   await sql`
-    update themes set growth_7d = ${PAID_THEME.growth_7d}, growth_90d = ${PAID_THEME.growth_90d},
+    update themes set growth_7d = ${PUBLIC_THEME.growth_7d}, growth_90d = ${PUBLIC_THEME.growth_90d},
       growth_1y = ${PAID_THEME.growth_1y}, mentions_30d = ${PAID_THEME.mentions_30d}
     where id = ${id}`;
   await bumpDataVersion(sql);

@@ -240,9 +240,17 @@ dbTest("CSV cells that a spreadsheet would read as a formula stay text", async (
   const more = [
     { ...OPPORTUNITY, external_id: "formula-2", title: "+1 for invoices", target_audience: "+x" },
     { ...OPPORTUNITY, external_id: "formula-3", title: "-10% churn", monetization_model: "@x" },
+    // Spreadsheets set to split on ";" (common in Europe) read a formula from a later part.
+    {
+      ...OPPORTUNITY,
+      external_id: "formula-4",
+      title: "Semicolon split",
+      target_audience: "x;=cmd|' /C calc'!A0",
+      monetization_model: "a; +1",
+    },
   ];
   const summary = await importLines(db.sql, [hostile, ...more].map((r) => JSON.stringify(r)));
-  assert.equal(summary.opportunities, 3);
+  assert.equal(summary.opportunities, 4);
   const { key, accountId } = await makeKey(db.sql, "business");
 
   await t.step("CSV: a leading ' before = + - and @, in every text column", async () => {
@@ -262,12 +270,25 @@ dbTest("CSV cells that a spreadsheet would read as a formula stay text", async (
     for (const r of rows) {
       for (const value of r) assert.doesNotMatch(value, /^[=+\-@\t\r]/, JSON.stringify(r));
     }
-    assert.equal(rows.length, 9);
+    assert.equal(rows.length, 10);
     assert.equal(await usedOf(db.sql, accountId), 1, "the first call of the month: 1");
     const [{ today }] = await db.sql<{ today: Record<string, number> }[]>`
       select today from usage_counters where account_id = ${accountId}`;
     assert.deepEqual(Object.values(today), [1], "recorded for its key");
   });
+
+  await t.step(
+    "a ';' is always inside quotes: a ';'-splitting spreadsheet reads no formula",
+    async () => {
+      const res = await app.get("/api/v1/opportunities/export?format=csv&online_only=false", key);
+      const text = await res.text();
+      assert.ok(text.includes(`"x;=cmd|' /C calc'!A0"`), "the cell is quoted whole");
+      // Outside quoted cells no ";" is left to split on.
+      assert.doesNotMatch(text.replace(/"(?:[^"]|"")*"/g, ""), /;/);
+      assert.equal(csvCell("x;=cmd"), `"x;=cmd"`);
+      assert.equal(csvCell("a;b"), `"a;b"`);
+    },
+  );
 
   await t.step("a tab or a carriage return first (which imports trim): a leading ' too", () => {
     assert.equal(csvCell("\t=1+1"), "'\t=1+1");

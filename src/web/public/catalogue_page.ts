@@ -2,16 +2,19 @@
  * `/opportunities`: the public catalogue, browsable without a key. The public filters (category,
  * theme, platform, verdict, minimum score) and a question box `q` in one GET form, pages of 20,
  * each row linking to its opportunity's public page. It shows list fields only, read by the
- * API's own list query (Content.listOpportunities, the same cache); page numbers stop at
+ * API's own list query (Content.listOpportunities, the same cache), or with `q` by the public
+ * search (public_search.ts: titles only, never a paid field); page numbers stop at
  * MAX_PUBLIC_PAGE (deeper reading is the API's, with a cursor). Bad parameters answer a 400 page
  * that says which, never JSON.
  */
 import { z } from "zod";
 import type { Content } from "../../catalog/content.ts";
+import type { Sql } from "../../db/open.ts";
+import { type PublicList, searchPublicCatalogue } from "../../catalog/public_search.ts";
 import type { ListQuery } from "../../catalog/opportunities.ts";
 import { parseQuery } from "../../catalog/params.ts";
 import { OpportunityQuerySchema, RECOMMENDATIONS } from "../../catalog/schemas.ts";
-import type { Category, OpportunityList } from "../../catalog/schemas.ts";
+import type { Category } from "../../catalog/schemas.ts";
 import { InvalidParameterError } from "../../platform/errors.ts";
 import { html, page, type SafeHtml } from "../html.ts";
 import { keyNotice, opportunityList, publicHead } from "./parts.ts";
@@ -138,7 +141,7 @@ function filterForm(
   `;
 }
 
-function pager(query: CatalogueQuery, list: OpportunityList): SafeHtml {
+function pager(query: CatalogueQuery, list: PublicList): SafeHtml {
   const pages = Math.min(MAX_PUBLIC_PAGE, Math.max(1, Math.ceil(list.total / PUBLIC_PAGE_SIZE)));
   const previous = query.page > 1
     ? html`<a href="${
@@ -159,7 +162,7 @@ function pager(query: CatalogueQuery, list: OpportunityList): SafeHtml {
 }
 
 /** What the list shows, in words: "412 opportunities match" and the best-match note. */
-function summaryOf(query: CatalogueQuery, list: OpportunityList): string {
+function summaryOf(query: CatalogueQuery, list: PublicList): string {
   const n = list.total.toLocaleString("en-US");
   const what = list.total === 1 ? "opportunity" : "opportunities";
   if (!query.q) return `${n} ${what}, best score first`;
@@ -174,7 +177,7 @@ function summaryOf(query: CatalogueQuery, list: OpportunityList): string {
 export function renderCatalogue(
   base: string,
   query: CatalogueQuery,
-  list: OpportunityList,
+  list: PublicList,
   lists: { categories: Category[]; platforms: string[] },
 ): string {
   const path = cataloguePath(query);
@@ -229,11 +232,15 @@ export function renderBadCatalogue(problems: { param: string; message: string }[
   });
 }
 
-/** The list of `query` (Content's cached list query). */
+/**
+ * The list of `query`: without `q` Content's cached list query; with `q` the public search, which
+ * reads titles only (the API's search reads the paid description too).
+ */
 export function catalogueList(
-  content: Content,
+  deps: { content: Content; sql: Sql; base: string },
   version: number,
   query: CatalogueQuery,
-): Promise<OpportunityList> {
-  return content.listOpportunities(version, listQueryOf(query));
+): Promise<PublicList> {
+  if (query.q) return searchPublicCatalogue(deps.sql, listQueryOf(query), deps.base);
+  return deps.content.listOpportunities(version, listQueryOf(query));
 }

@@ -1,13 +1,15 @@
 /**
  * The home page's live part, for a visitor's first look: how much the catalogue holds (its
  * opportunities, themes and categories, counted now) and a few example questions with their real
- * answers, each leading into the catalogue (`/opportunities?q=...`). Rendered for each data
- * version (the rest of the home page changes only with a deployment).
+ * answers, each leading into the catalogue (`/opportunities?q=...`) and read as the catalogue
+ * reads them (public fields only), so that the count shown is the count found there. Rendered for
+ * each data version (the rest of the home page changes only with a deployment).
  */
 import type { Content } from "../../catalog/content.ts";
+import type { Sql } from "../../db/open.ts";
 import type { OpportunityListItem } from "../../catalog/schemas.ts";
 import { html, type SafeHtml } from "../html.ts";
-import { cataloguePath, listQueryOf } from "./catalogue_page.ts";
+import { catalogueList, cataloguePath } from "./catalogue_page.ts";
 import { opportunityPath } from "./parts.ts";
 
 /**
@@ -34,17 +36,17 @@ export interface HomeLive {
 }
 
 /** Reads the live part at `version` (cached with the content). */
-export async function readHomeLive(content: Content, version: number): Promise<HomeLive> {
-  const overview = await content.getOverview(version);
+export async function readHomeLive(
+  deps: { content: Content; sql: Sql; base: string },
+  version: number,
+): Promise<HomeLive> {
+  const overview = await deps.content.getOverview(version);
   const examples: HomeLive["examples"] = [];
   for (const q of EXAMPLE_QUESTIONS) {
     if (examples.length >= EXAMPLES) break;
-    const list = await content.listOpportunities(version, {
-      ...listQueryOf({ q, min_score: 0, page: 1 }),
-      page_size: 2,
-    });
+    const list = await catalogueList(deps, version, { q, min_score: 0, page: 1 });
     if (list.match === "all" && list.total > 0) {
-      examples.push({ q, total: list.total, best: list.items });
+      examples.push({ q, total: list.total, best: list.items.slice(0, 2) });
     }
   }
   return { totals: overview.totals, examples };

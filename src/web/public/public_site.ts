@@ -57,7 +57,7 @@ export async function publicSitePage(
     const version = await readDataVersion(deps.sql);
     return await cachedPage(deps.cache, version, `catalogue:${cataloguePath(query)}`, async () => {
       const [list, { items: categories }, platforms] = await Promise.all([
-        catalogueList(deps.content, version, query),
+        catalogueList({ content: deps.content, sql: deps.sql, base }, version, query),
         deps.content.listCategories(version),
         cachedPage(deps.cache, version, "platforms", () => listPlatforms(deps.sql)),
       ]);

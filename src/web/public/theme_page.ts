@@ -1,8 +1,9 @@
 /**
  * `/themes/{slug}`: a theme's public page. Its name, summary, category, lifecycle status, its
- * last 26 weeks of mentions as a chart, and its best opportunities, as decided public
- * (docs/DECISIONS.md); the growth windows, full history and lists by status are the Pro plan's,
- * named with the API call and tool that give them.
+ * last 26 weeks of mentions as a chart, its growth over 7, 30 and 90 days (which follow from those
+ * weeks) and its best opportunities, as decided public (docs/DECISIONS.md); the 1-year window,
+ * full history and lists by status are the Pro plan's, named with the API call and tool that give
+ * them.
  */
 import type { PublicTheme } from "../../catalog/public_catalog.ts";
 import { lineChart } from "../chart.ts";
@@ -22,6 +23,12 @@ export function themePath(slug: string): string {
   return `/themes/${slug}`;
 }
 
+/** A growth in percent as the page says it: "+12.5%", or "not enough history yet". */
+function percent(value: number | null): string {
+  if (value === null) return "not enough history yet";
+  return `${value > 0 ? "+" : ""}${value}%`;
+}
+
 /** A theme's page. */
 export function renderTheme(base: string, t: PublicTheme): string {
   const description = `${t.summary || t.name}. ${t.opportunity_count} opportunities` +
@@ -37,6 +44,10 @@ export function renderTheme(base: string, t: PublicTheme): string {
       <dd><a href="/categories/${t.category.slug}">${t.category.name}</a></dd>
       <dt>Status</dt>
       <dd>${statusPhrase(t.trend_status)}</dd>
+      <dt>Growth of mentions</dt>
+      <dd>7 days ${percent(t.growth["7d"])} · 30 days ${percent(
+        t.growth["30d"],
+      )} · 90 days ${percent(t.growth["90d"])}</dd>
       <dt>Opportunities</dt>
       <dd>${t.opportunity_count} (<a href="${all}">browse them all</a>)</dd>
     </dl>
@@ -59,7 +70,7 @@ export function renderTheme(base: string, t: PublicTheme): string {
     </section>
     ${keyNotice({
       id: "key-title",
-      what: "its growth over 7 days, 90 days and a year, its whole history by week or month, " +
+      what: "its growth over 1 year, its whole history by week or month, " +
         "and the lists of themes by growth or status",
       plan: "Pro",
       rest: `GET /api/v1/themes/${t.id}`,
