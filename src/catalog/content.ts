@@ -159,7 +159,7 @@ export function createContent(
     onMeaningError?: (error: unknown) => void;
   } = {},
 ): Content {
-  const { onMeaningError } = options;
+  const onError = options.onMeaningError;
   const primary = sql;
   const on = <T>(version: number, read: (sql: Sql) => Promise<T>): Promise<T> =>
     options.reads ? options.reads.run(version, read) : read(primary);
@@ -287,7 +287,7 @@ export function createContent(
       const found = await searchOpportunities(sql, query, {
         forcePlans: context.forcePlans,
         memo: memo ?? searchMemo(version),
-        meaning: (text) => meaningOf(text, { sql, version, primary, onError: onMeaningError }),
+        meaning: (text) => meaningOf(text, { sql, version, primary, onError }),
       });
       const { relevance, rows, total, match, next_cursor, ...judged } = found;
       return {
@@ -377,12 +377,12 @@ export function createContent(
         keyOf("similar", query),
         () => searches.run(() => on(version, (sql) => findSimilar(sql, query, context))),
       ),
-    matchIdea: (version, query) =>
-      cached(
-        version,
-        keyOf("idea", query),
-        () => searches.run(() => on(version, (sql) => matchIdea(sql, query, context))),
-      ),
+    matchIdea: (version, query) => {
+      const meaning = (sql: Sql) => meaningOf(query.text, { sql, version, primary, onError });
+      const match = async (sql: Sql) =>
+        matchIdea(sql, query, context, { meaning: await meaning(sql) });
+      return cached(version, keyOf("idea", query), () => searches.run(() => on(version, match)));
+    },
     getThemeHistory: (version, query) =>
       cached(
         version,

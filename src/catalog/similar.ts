@@ -20,6 +20,8 @@ import {
 } from "./similarity.ts";
 import { suggestionsFor } from "./suggestions.ts";
 import { CONFIDENT } from "./judge.ts";
+import type { Meaning } from "./meaning/reading.ts";
+import { calibrated } from "./meaning/calibration.ts";
 
 /** Matched words an idea match names (`terms`), heaviest first. */
 export const TERMS = 12;
@@ -74,11 +76,18 @@ export async function findSimilar(
   };
 }
 
-/** The themes and opportunities nearest to an idea described in `text`. */
+/**
+ * The themes and opportunities nearest to an idea described in `text`. With `meaning` (the
+ * idea read by the sentence encoder, src/catalog/meaning/), the themes are ordered by the
+ * probability that they answer it, from their nearest opportunity's similarity and their
+ * nearness to the idea (meaning/calibration.ts), and a theme near in meaning joins those whose
+ * opportunities share its words.
+ */
 export async function matchIdea(
   sql: Sql,
   query: IdeaQuery,
   ctx: QueryContext,
+  options: { meaning?: Meaning } = {},
 ): Promise<IdeaMatch> {
   const terms = await textTerms(sql, query.text);
   const rows = await nearest(sql, terms, { limit: SIMILAR_MAX });
@@ -89,15 +98,22 @@ export async function matchIdea(
     if (seen) seen.count++;
     else byTheme.set(row.theme_id, { similarity: row.similarity, count: 1 });
   }
-  const themeIds = [...byTheme.entries()]
-    .sort(([a, x], [b, y]) => y.similarity - x.similarity || y.count - x.count || a - b)
+  const answers = themeAnswers(byTheme, terms, options.meaning);
+  const themeIds = [...answers.entries()]
+    .sort(([a, x], [b, y]) =>
+      y - x || (byTheme.get(b)?.count ?? 0) - (byTheme.get(a)?.count ?? 0) || a - b
+    )
     .slice(0, query.limit).map(([id]) => id);
+  for (const id of themeIds) {
+    if (!byTheme.has(id)) byTheme.set(id, { similarity: 0, count: 0 });
+  }
   const themeRows = themeIds.length === 0 ? [] : await sql<ThemeRow[]>`
     ${themeSelect(sql)} where t.id in (select jsonb_array_elements_text(${
     JSON.stringify(themeIds)
   }::text::jsonb)::int)`;
   const themes = new Map(themeRows.map((row) => [row.id, row]));
-  const confidence = rows[0]?.similarity ?? 0;
+  // With meaning, the best theme's probability may say more than the nearest opportunity.
+  const confidence = Math.max(rows[0]?.similarity ?? 0, answers.get(themeIds[0]) ?? 0);
   return {
     confidence,
     suggestions: confidence < CONFIDENT && terms.length > 0
@@ -119,3 +135,33 @@ export async function matchIdea(
     })),
   };
 }
+
+/**
+ * How well each theme answers an idea: its nearest opportunity's similarity; read by meaning,
+ * the calibrated probability from that similarity and the theme's nearness (the first themes by
+ * nearness join those found by words).
+ */
+function themeAnswers(
+  byTheme: Map<number, { similarity: number }>,
+  terms: Term[],
+  meaning: Meaning | undefined,
+): Map<number, number> {
+  if (!meaning) return new Map([...byTheme].map(([id, t]) => [id, t.similarity]));
+  const first = meaning.themes[0]?.[1] ?? 0;
+  const margin = first - (meaning.themes[1]?.[1] ?? first);
+  const weight = terms.reduce((s, t) => s + t.weight, 0) || 1;
+  const unmatched = terms.filter((t) => t.df === 0).reduce((s, t) => s + t.weight, 0) / weight;
+  const near = new Map(meaning.themes);
+  const ids = new Set([
+    ...byTheme.keys(),
+    ...meaning.themes.slice(0, NEAR_THEMES).map(([id]) => id),
+  ]);
+  return new Map([...ids].map((id) => {
+    const n = near.get(id) ?? 0;
+    const lexical = byTheme.get(id)?.similarity ?? 0;
+    return [id, calibrated({ lexical, near: n, gap: n - first, unmatched, margin })];
+  }));
+}
+
+/** Themes near in meaning that an idea match considers beside those found by words. */
+const NEAR_THEMES = 5;
