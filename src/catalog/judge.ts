@@ -92,11 +92,12 @@ async function relevanceOf(
   const themes = await themesOf(sql, ids);
   const nearness = new Map(meaning.themes);
   const first = meaning.themes[0]?.[1] ?? 0;
+  const margin = first - (meaning.themes[1]?.[1] ?? first);
   const weight = terms.reduce((s, t) => s + t.weight, 0) || 1;
   const unmatched = terms.filter((t) => t.df === 0).reduce((s, t) => s + t.weight, 0) / weight;
   return new Map(ids.map((id) => {
     const near = nearness.get(themes.get(id) ?? -1) ?? 0;
-    const evidence = { lexical: lexical.get(id) ?? 0, near, gap: near - first, unmatched };
+    const evidence = { lexical: lexical.get(id) ?? 0, near, gap: near - first, unmatched, margin };
     recorder?.(id, evidence);
     return [id, calibrated(evidence)];
   }));
@@ -125,7 +126,9 @@ export async function judgeAnswer(
     const scored = await relevanceOf(judging, top, terms, namedTerm);
     const best = top.map((id) => ({ id, relevance: scored.get(id) ?? 0 }))
       .sort((a, b) => b.relevance - a.relevance);
-    const confidence = best[0]?.relevance ?? 0;
+    // Read by meaning, the relevance is calibrated on the first answer: the confidence is the
+    // first ranked candidate's (by words, the best of the first JUDGED).
+    const confidence = judging.meaning ? scored.get(top[0]) ?? 0 : best[0]?.relevance ?? 0;
     const unsure = confidence < CONFIDENT && (terms.length > 0 || namedTerm || judging.meaning);
     return {
       terms,

@@ -157,6 +157,12 @@ async function answerSubject(
     ? meaningLift(meaning)
     : await memo(`lift:${text}`, () => themeLift(sql, text));
   const meant = meaning?.meant ?? [];
+  // A row is as relevant as its best evidence, its words or its theme's meaning (the other
+  // orders ties): a row holding every word of the question stays above the rows of a theme it
+  // means, one holding a few of them goes below. Word vectors' lift only adds (expansion.ts).
+  const fuse = meaning
+    ? (words: number, theme: number) => Math.max(words, theme) + 0.1 * Math.min(words, theme)
+    : (words: number, theme: number) => words + theme;
   const lifted = (ids: number[]) =>
     themeBoosts(sql, ids, lift, units.reduce((sum, u) => sum + u.idf, 0), {
       share: meaning ? MEANING_SHARE : undefined,
@@ -256,7 +262,7 @@ async function answerSubject(
           .slice(0, candidates);
         const scores = await scoreRows(sql, rows.map((r) => r.id), units);
         const boosts = await lifted(rows.map((r) => r.id));
-        const rel = (row: ListRow) => (scores.get(row.id)?.rel ?? 0) + (boosts.get(row.id) ?? 0);
+        const rel = (row: ListRow) => fuse(scores.get(row.id)?.rel ?? 0, boosts.get(row.id) ?? 0);
         return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
       });
     if (sort !== "relevance") {
@@ -324,7 +330,7 @@ async function answerSubject(
       const boosts = await lifted([...found.keys()]);
       const of = (row: ListRow) => {
         const s = scores.get(row.id) ?? { hits: 0, rel: 0 };
-        return { hits: s.hits, rel: s.rel + (boosts.get(row.id) ?? 0) };
+        return { hits: s.hits, rel: fuse(s.rel, boosts.get(row.id) ?? 0) };
       };
       // Relevance: the rows covering the most of the question (its rare words weigh more, title
       // words more than description words); another sort: the most words first, then that sort.

@@ -11,6 +11,7 @@
  * - near: its theme's nearness to the question (reading.ts), about 0.2-0.8.
  * - gap: that nearness less the nearest theme's (0 for an item of the nearest theme).
  * - unmatched: the share of the question's words nothing in the catalogue holds.
+ * - margin: the nearest theme's nearness less the second's (how decided the reading is).
  */
 
 /** The evidence of one item. */
@@ -19,14 +20,22 @@ export interface Evidence {
   near: number;
   gap: number;
   unmatched: number;
+  margin: number;
 }
 
 /** The fitted weights (bias first), from the last calibration run (bench/results/RELEVANCE.md). */
-export const WEIGHTS = { bias: -4, lexical: 3, near: 8, gap: 10, unmatched: -2 };
+export const WEIGHTS = {
+  bias: -4.391,
+  lexical: 5.664,
+  near: 4.192,
+  gap: 3.784,
+  unmatched: 0.965,
+  margin: 6.375,
+};
 
 /** The probability (to 3 decimals) that an item of this evidence answers its question. */
 export function calibrated(e: Evidence, weights = WEIGHTS): number {
   const z = weights.bias + weights.lexical * e.lexical + weights.near * e.near +
-    weights.gap * e.gap + weights.unmatched * e.unmatched;
+    weights.gap * e.gap + weights.unmatched * e.unmatched + weights.margin * e.margin;
   return Math.round(1000 / (1 + Math.exp(-z))) / 1000;
 }
