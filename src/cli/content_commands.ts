@@ -4,6 +4,8 @@ import { DEFAULT_OPPORTUNITIES } from "../ingest/demo.ts";
 import { seedDemo } from "../ingest/seed.ts";
 import { importFile } from "../ingest/import.ts";
 import { rescrubStored } from "../ingest/rescrub.ts";
+import { encoderStatus, startEncoder } from "../catalog/meaning/encoder.ts";
+import { syncMeaning } from "../catalog/meaning/vectors.ts";
 import { type Command, positiveInteger, text } from "./args.ts";
 
 /** `migrate`: listed first in the help, as the command an operator runs first. */
@@ -100,6 +102,25 @@ export const CONTENT_COMMANDS: Command[] = [
           );
         },
       });
+    },
+  },
+  {
+    path: ["embed"],
+    summary: "Embed the catalogue's texts that have no sentence vector yet",
+    description:
+      "Loads the sentence encoder (about a second) and embeds every theme, category and title of\n" +
+      "a theme's best opportunities that has no vector in meaning_vectors, then deletes the\n" +
+      'vectors of texts no longer there (docs/rest.md, "Reading by meaning"). A running server\n' +
+      "does the same at its start and after an import; this is for an operator who wants it done\n" +
+      "before the first question. Prints {embedded}.",
+    flags: [],
+    run: async ({ sql, log }) => {
+      const encoder = await startEncoder();
+      if (!encoder) throw new Error(`The sentence encoder did not load: ${encoderStatus().error}`);
+      const embedded = await syncMeaning(sql, encoder, {
+        onProgress: (done, total) => log(`Embedded ${done} of ${total}`),
+      });
+      return { embedded };
     },
   },
 ];
