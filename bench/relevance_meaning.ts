@@ -25,6 +25,7 @@ import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
 import { createContent } from "../src/catalog/content.ts";
 import { readDataVersion } from "../src/catalog/common.ts";
 import { OpportunityQuerySchema } from "../src/catalog/schemas.ts";
+import { IdeaQuerySchema } from "../src/catalog/similar_schemas.ts";
 import { startEncoder } from "../src/catalog/meaning/encoder.ts";
 import { syncMeaning } from "../src/catalog/meaning/vectors.ts";
 import { recordEvidence } from "../src/catalog/judge.ts";
@@ -66,6 +67,8 @@ interface Answered extends Asked {
   ms: number;
   evidence?: Evidence;
   filters: string[];
+  /** Idea match with the question as the idea: its first theme is the judged one. */
+  ideaRight?: boolean;
 }
 
 const url = arg("--database-url", "");
@@ -144,6 +147,10 @@ async function ask(dbUrl: string, asked: Asked[], label: string): Promise<Answer
       evidence: items.length > 0 ? evidence.get(items[0].id) : undefined,
       filters: Object.keys(answer.read_as?.filters ?? {}),
     });
+    if (a.set === "other") {
+      const idea = await content.matchIdea(version, IdeaQuerySchema.parse({ text: a.q }));
+      out[out.length - 1].ideaRight = idea.themes[0]?.slug === a.theme;
+    }
     if ((n + 1) % 50 === 0) console.error(`[${label}] ${n + 1}/${asked.length}`);
   }
   recordEvidence(undefined);
@@ -184,7 +191,9 @@ function report(label: string, answers: Answered[]): string[] {
         `${f(outside.filter((a) => (a.confidence ?? 0) < 0.5).length / outside.length)} | ` +
         `${data.length ? f(mean(data.map((a) => a.slots))) : "-"} | ` +
         `${data.length ? f(data.filter((a) => a.total === 0).length / data.length) : "-"} | ` +
-        `${framedRead.length}/${framed.length} | ${quantile(times, 0.95).toFixed(0)} |`,
+        `${framedRead.length}/${framed.length} | ` +
+        `${of("other").filter((a) => a.ideaRight).length}/${of("other").length} | ` +
+        `${quantile(times, 0.95).toFixed(0)} |`,
     );
   }
   return lines;
@@ -193,8 +202,8 @@ function report(label: string, answers: Answered[]): string[] {
 const dbUrl = await database();
 const asked = questions();
 const header = [
-  "| reading | half | other words: right first-ten slots | first right | right firsts >= 0.5 | AUC | ECE | outside < 0.5 | data words nP@10 | data words empty | framing read | p95 ms |",
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  "| reading | half | other words: right first-ten slots | first right | right firsts >= 0.5 | AUC | ECE | outside < 0.5 | data words nP@10 | data words empty | framing read | idea match: first theme right | p95 ms |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ];
 const rows: string[] = [];
 if (!Deno.args.includes("--only-meaning")) {
@@ -219,16 +228,36 @@ if (calibrate) {
   const dev = meaning.filter((a) => a.half === "dev" && a.evidence && a.set !== "data");
   const x = dev.map((
     a,
-  ) => [a.evidence!.lexical, a.evidence!.near, a.evidence!.gap, a.evidence!.unmatched]);
+  ) => [
+    a.evidence!.lexical,
+    a.evidence!.near,
+    a.evidence!.gap,
+    a.evidence!.unmatched,
+    a.evidence!.margin,
+  ]);
   const y = dev.map((a) => a.firstRight && a.set !== "outside");
   const w = fitLogistic(x, y);
   console.log(
     `Fitted on ${dev.length} dev first answers: ${
-      JSON.stringify({ bias: w[0], lexical: w[1], near: w[2], gap: w[3], unmatched: w[4] })
+      JSON.stringify({
+        bias: w[0],
+        lexical: w[1],
+        near: w[2],
+        gap: w[3],
+        unmatched: w[4],
+        margin: w[5],
+      })
     }`,
   );
   const held = meaning.filter((a) => a.half === "heldOut" && a.evidence && a.set !== "data");
-  const weights = { bias: w[0], lexical: w[1], near: w[2], gap: w[3], unmatched: w[4] };
+  const weights = {
+    bias: w[0],
+    lexical: w[1],
+    near: w[2],
+    gap: w[3],
+    unmatched: w[4],
+    margin: w[5],
+  };
   const scores = held.map((a) => calibrated(a.evidence!, weights));
   const labels = held.map((a) => a.firstRight && a.set !== "outside");
   console.log(

@@ -101,8 +101,9 @@ const ANNOTATIONS = {
 
 const FREE = "Every plan";
 /** How to read an answer to a question (docs/mcp.md). */
-const CONFIDENCE = "With q: relevance, confidence (0-1), unmatched_terms; below 0.5 nothing " +
-  "answers q: say so, or ask again with a suggestions[].ask.";
+const CONFIDENCE = "With q (read by meaning; read_as: what it became, ignored_terms): " +
+  "relevance, confidence (0-1), unmatched_terms; below 0.5 nothing answers q: say so, or ask " +
+  "again with a suggestions[].ask.";
 
 const PRO = "Requires the Pro plan (or Business)";
 

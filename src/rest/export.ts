@@ -144,14 +144,18 @@ function quotaRefusal(
 }
 
 /**
- * How well the export answers its q (the list's confidence and unmatched_terms), as headers
- * since the body is rows: none without q. Words are percent-encoded, comma-separated.
+ * What the export's q became and how well the rows answer it (the list's read_as,
+ * ignored_terms, confidence and unmatched_terms), as headers since the body is rows: none
+ * without q. Words are percent-encoded, comma-separated; read_as is percent-encoded JSON.
  */
 function qualityHeaders(list: OpportunityList): Record<string, string> {
-  if (list.confidence === null) return {};
+  if (list.read_as === null) return {};
+  const words = (list: string[]) => list.map(encodeURIComponent).join(",");
   return {
-    "X-Confidence": String(list.confidence),
-    "X-Unmatched-Terms": list.unmatched_terms.map(encodeURIComponent).join(","),
+    ...(list.confidence === null ? {} : { "X-Confidence": String(list.confidence) }),
+    "X-Unmatched-Terms": words(list.unmatched_terms),
+    "X-Ignored-Terms": words(list.ignored_terms),
+    "X-Read-As": encodeURIComponent(JSON.stringify(list.read_as)),
   };
 }
 

@@ -187,6 +187,14 @@ function exportOperation() {
           "comma-separated (empty when none)",
         schema: { type: "string" },
       },
+      "X-Ignored-Terms": {
+        description: "With q only: the list's ignored_terms, as X-Unmatched-Terms",
+        schema: { type: "string" },
+      },
+      "X-Read-As": {
+        description: "With q only: the list's read_as (what q became), percent-encoded JSON",
+        schema: { type: "string" },
+      },
     },
     content: {
       "application/x-ndjson": {

@@ -165,12 +165,19 @@ dbTest("framing words do not drive the answer; a named category comes first", as
   );
 
   await t.step("framing words alone: the list as without q, not rows holding them", async () => {
-    const plain = await ask({ page_size: 20 });
-    for (const q of ["startup ideas this quarter", "low effort side project ideas"]) {
+    // "low effort" is a filter read from words (read_as.filters): the list with it.
+    for (
+      const [q, filters] of [
+        ["startup ideas this quarter", {}],
+        ["low effort side project ideas", { max_tech_difficulty: 4 }],
+      ] as const
+    ) {
+      const plain = await ask({ page_size: 20, ...filters });
       const list = await ask({ q, page_size: 20 });
       assert.deepEqual(list.items.map((i) => i.id), plain.items.map((i) => i.id), q);
       assert.equal(list.total, plain.total, q);
       assert.equal(list.confidence, null, q);
+      assert.deepEqual(list.read_as?.filters, filters, q);
     }
   });
 
