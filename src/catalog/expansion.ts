@@ -276,3 +276,31 @@ export async function liftedRows(
   }
   return rows;
 }
+
+/** Rows of each theme a question means (src/catalog/meaning/reading.ts) joining its answer. */
+export const MEANT_ROWS = 30;
+
+/**
+ * The best-scored rows of each theme in `themes` that `match` (the list's filters, less the rows
+ * that hold the question's words, which the answer has already): the rows a question's meaning
+ * adds to its answer. A walk of the theme's sort index, MEANT_ROWS rows each.
+ */
+export async function meantRows(
+  sql: Sql,
+  themes: number[],
+  options: { query: OpportunityQuery; force: boolean; match: (sql: Sql) => postgres.Fragment },
+): Promise<ListRow[]> {
+  const rows: ListRow[] = [];
+  for (const theme of themes) {
+    rows.push(
+      ...await findPage(
+        sql,
+        { ...options.query, page_size: MEANT_ROWS },
+        "planner",
+        options.force,
+        (tx) => tx`and o.theme_id = ${theme} ${options.match(tx)}`,
+      ),
+    );
+  }
+  return rows;
+}

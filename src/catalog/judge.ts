@@ -66,10 +66,13 @@ export interface Judging {
 function unread(judging: Judging, terms: QuestionTerm[]): string[] {
   if (judging.meaning) return [];
   const read = new Set(terms.map((t) => t.word.toLowerCase()));
+  // A word is read when any of its parts is ("no-shows": "shows").
   return judging.subject.split(/\s+/)
     .filter((w) => w && !w.startsWith("-"))
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").toLowerCase())
-    .filter((w) => w && !read.has(w) && !/^or$/i.test(w));
+    .filter((w) =>
+      w && !/^or$/i.test(w) && !w.split(/[^\p{L}\p{N}]+/u).some((part) => read.has(part))
+    );
 }
 
 let recorder: ((id: number, evidence: Evidence) => void) | undefined;

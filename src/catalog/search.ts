@@ -16,6 +16,7 @@
  *   order (per unit, rarest first, in best match). Past them, the list continues in score
  *   order. Below CANDIDATES matches (the demo data) the whole answer is in relevance order.
  */
+import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import { searchText } from "./common.ts";
 import { countOpportunities, findPage, type ListRow, pagePlan } from "./opportunities.ts";
@@ -24,7 +25,7 @@ import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { compareRows, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
-import { liftedRows, themeBoosts, type ThemeLift, themeLift } from "./expansion.ts";
+import { liftedRows, meantRows, themeBoosts, type ThemeLift, themeLift } from "./expansion.ts";
 import { type RankedUnit, rankUnits, searchUnits } from "./search_units.ts";
 import { type Framing, readFraming } from "./framing.ts";
 import { type Meaning, MEANING_SHARE, meaningLift } from "./meaning/reading.ts";
@@ -184,13 +185,6 @@ async function answerSubject(
       : tx`and o.theme_id in (select jsonb_array_elements_text(${
         JSON.stringify(named.themeIds)
       }::text::jsonb)::int) ${growing(tx)}`;
-  // The rows of the themes the subject means answer it too (beside those holding its words).
-  const orMeant = (tx: Sql) =>
-    meant.length > 0
-      ? tx`or o.theme_id in (select jsonb_array_elements_text(${
-        JSON.stringify(meant)
-      }::text::jsonb)::int)`
-      : tx``;
   const plain = named !== undefined || text !== searchText(query.q);
   // Framing words and stop words only ("low effort ideas with high willingness to pay"): no
   // subject, so every row of the filters, in score order (a q of stop words alone still
@@ -199,20 +193,37 @@ async function answerSubject(
   const byName = named && units.length === 0 && exclusions.length === 0 && !framing.growing &&
     (!query.category || query.category === named.slug && named.kind === "category") &&
     (!query.theme || query.theme === named.slug && named.kind === "theme");
+  const scoreOrder = {
+    ...query,
+    sort: "score" as const,
+    page: 1,
+    page_size: candidates,
+    cursor: undefined,
+  };
   // The words every row of an `all` answer holds: the significant ones, less the common ones
   // when some are rare (see COMMON_SHARE); then the whole subject in web-search syntax.
   const required = units.filter((u) => !isCommon(u));
+  const allWords = required.length > 0 && required.length < units.length
+    ? (tx: Sql) => tx`o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery`
+    : (tx: Sql) => text ? tx`o.search @@ oi_search_query(${text})` : tx`true`;
   const allMatch = required.length > 0 && required.length < units.length
-    ? (tx: Sql) =>
-      tx`and (o.search @@ ${required.map((u) => `(${u.q})`).join(" & ")}::tsquery ${orMeant(tx)})
-        ${excludes(tx)} ${within(tx)}`
+    ? (tx: Sql) => tx`and ${allWords(tx)} ${excludes(tx)} ${within(tx)}`
     : framed
     ? (tx: Sql) => within(tx)
-    : plain || meant.length > 0 || framing.growing
-    ? (tx: Sql) =>
-      tx`${text ? tx`and (o.search @@ oi_search_query(${text}) ${orMeant(tx)})` : tx``}
-        ${excludes(tx)} ${within(tx)}`
+    : plain || framing.growing
+    ? (tx: Sql) => tx`${text ? tx`and ${allWords(tx)}` : tx``} ${excludes(tx)} ${within(tx)}`
     : undefined;
+  // The best rows of each theme the subject means that do not hold its words (those do
+  // already) join the answer in relevance order (meaning/reading.ts).
+  const meantOf = (kind: string, words: (tx: Sql) => postgres.Fragment): Promise<ListRow[]> =>
+    meant.length === 0
+      ? Promise.resolve([])
+      : memo(`meant:${kind}:${filterKey}`, () =>
+        meantRows(sql, meant, {
+          query: scoreOrder,
+          force,
+          match: (tx: Sql) => tx`and not (${words(tx)}) ${excludes(tx)} ${within(tx)}`,
+        }));
   const all = await memo(
     `count:${filterKey}`,
     // Framing words only, or a category or theme named alone: from the summary counts.
@@ -225,13 +236,6 @@ async function answerSubject(
         ? countOpportunities(sql, { ...query, q: undefined, [named!.kind]: named!.slug })
         : countOpportunities(sql, query, { forcePlans: force, match: allMatch }),
   );
-  const scoreOrder = {
-    ...query,
-    sort: "score" as const,
-    page: 1,
-    page_size: candidates,
-    cursor: undefined,
-  };
   const judging = {
     sql,
     memo,
@@ -254,12 +258,15 @@ async function answerSubject(
     by_meaning: meaning !== null,
   };
   if (all > 0) {
+    const injected = await meantOf("all", allWords);
     const ranked = () =>
       memo(`ranked:${filterKey}`, async () => {
         // Without words to look up in the search index, PostgreSQL's own plan (a sort index).
         const plan = framed || byName ? "planner" : pagePlan(scoreOrder, all);
-        const rows = (await findPage(sql, scoreOrder, plan, force, allMatch))
-          .slice(0, candidates);
+        const rows = [
+          ...(await findPage(sql, scoreOrder, plan, force, allMatch)).slice(0, candidates),
+          ...injected,
+        ];
         const scores = await scoreRows(sql, rows.map((r) => r.id), units);
         const boosts = await lifted(rows.map((r) => r.id));
         const rel = (row: ListRow) => fuse(scores.get(row.id)?.rel ?? 0, boosts.get(row.id) ?? 0);
@@ -277,15 +284,16 @@ async function answerSubject(
         ...await judgeAnswer(judging, page, ranked),
       };
     }
+    // In relevance order the meant rows join: the rest after the candidates is the words' rows.
     const found = await withRest(
       query,
       await ranked(),
-      all,
+      all + injected.length,
       (offset, limit, after) => rowsAt(sql, query, allMatch, offset + candidates, limit, after),
     );
     return {
       ...found,
-      total: all,
+      total: all + injected.length,
       match: "all",
       read_as,
       ...await judgeAnswer(judging, found.rows, ranked),
@@ -305,10 +313,9 @@ async function answerSubject(
   const selecting = required.length >= 2 ? required : units;
   const anyQuery = selecting.map((u) => `(${u.q})`).join(" | ");
   const lexical = (tx: Sql) => anyQuery ? tx`o.search @@ ${anyQuery}::tsquery` : tx`false`;
-  const match = (tx: Sql) =>
-    tx`and (${lexical(tx)} ${orMeant(tx)})
-      ${excluded ? tx`and o.search @@ oi_search_query(${excluded})` : tx``} ${within(tx)}`;
-  const total = await memo(
+  const match = (tx: Sql) => tx`and ${lexical(tx)} ${excludes(tx)} ${within(tx)}`;
+  const injected = await meantOf("any", lexical);
+  const total = injected.length + await memo(
     `any:${filterKey}`,
     () => countOpportunities(sql, query, { forcePlans: force, match }),
   );
@@ -325,7 +332,7 @@ async function answerSubject(
         for (const row of rows.slice(0, candidates)) found.set(row.id, row);
       }
       const near = await liftedRows(sql, lift, { query: scoreOrder, force, match });
-      for (const row of near) found.set(row.id, row);
+      for (const row of [...near, ...injected]) found.set(row.id, row);
       const scores = await scoreRows(sql, [...found.keys()], units);
       const boosts = await lifted([...found.keys()]);
       const of = (row: ListRow) => {

@@ -90,6 +90,8 @@ dbTest("search and fetch, ChatGPT-shaped, on both eras", async (db, t) => {
             // OpenAI's results, and how well the opportunities answer the query.
             assert.deepEqual(Object.keys(body).sort(), [
               "confidence",
+              "ignored_terms",
+              "read_as",
               "results",
               "suggestions",
               "unmatched_terms",
@@ -218,6 +220,8 @@ dbTest("search and fetch, ChatGPT-shaped, on both eras", async (db, t) => {
           confidence: null,
           unmatched_terms: [],
           suggestions: [],
+          ignored_terms: [],
+          read_as: null,
         });
         assert.equal(await usedOf(db.sql, free.accountId), 0, "an empty search reads nothing");
       } finally {
