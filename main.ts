@@ -63,6 +63,9 @@ export async function prepare(config: Config): Promise<{ db: Database; firstStar
           { cause: error },
         );
       });
+      // The seed's write-ahead log (PGlite checkpoints only when asked): given back now, so
+      // that .data/ holds the data and little more (src/db/embedded.ts).
+      if (firstStart && db.kind === "embedded") await setup.sql`checkpoint`;
       return { db, firstStart };
     } finally {
       if (setup !== db) await setup.close();

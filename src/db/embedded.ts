@@ -30,6 +30,9 @@ function serverFilePath(dataDir: string): string {
  * on 127.0.0.1. The address is written to `dataDir/server.json` so that a second process (the
  * operator CLI) can share the one owner's database instead of opening the files twice.
  */
+/** The WAL a checkpoint keeps: two segments, the least PostgreSQL accepts. */
+const WAL_BOUNDS = ["-c", "min_wal_size=32MB", "-c", "max_wal_size=32MB"];
+
 export async function startEmbedded(
   dataDir: string,
   options: { from?: Blob } = {},
@@ -40,6 +43,10 @@ export async function startEmbedded(
     dataDir: inMemory ? MEMORY : `${dataDir}/pgdata`,
     extensions: { pg_trgm, unaccent },
     loadDataDir: options.from,
+    // PGlite is PostgreSQL in single-user mode: nothing checkpoints by the volume of WAL, and a
+    // checkpoint keeps up to max_wal_size of old segments for reuse (1 GB by default). Kept small,
+    // a checkpoint after a large write (the demo seed: 257 MB of WAL) gives the disk back.
+    startParams: [...PGlite.defaultStartParams, ...WAL_BOUNDS],
   });
   const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 20 });
   await socket.start();

@@ -28,7 +28,7 @@ import {
   RISKS,
 } from "./demo_words.ts";
 import { mix, Random } from "./demo_random.ts";
-import { fill, type ThemeInfo, titleAt, titleThemes } from "./demo_titles.ts";
+import { fill, type ThemeInfo, titleAt, type TitleChoice, titleThemes } from "./demo_titles.ts";
 
 export { mix, Random } from "./demo_random.ts";
 export type { ThemeInfo } from "./demo_titles.ts";
@@ -150,6 +150,21 @@ function channelLabel([platform, channel]: Community): string {
   }
 }
 
+/** How much of a row's own draws its scores keep, beside its idea's quality. */
+const ROW_SPREAD = 0.1;
+
+/**
+ * The latent quality of an idea, one theme's job for one audience, whatever its wording: drawn
+ * from the seed and the idea alone (mean 56, spread 17: the rows' scores spread as widely as
+ * when each row drew its own quality).
+ */
+function ideaQuality(seed: number, choice: TitleChoice): number {
+  const { info: { theme }, audience, job } = choice;
+  let idea = mix(seed, -7_000_000);
+  for (const char of `${theme.slug}|${audience}|${job}`) idea = mix(idea, char.charCodeAt(0));
+  return 56 + new Random(idea).normal(17);
+}
+
 export function opportunityAt(
   seed: number,
   i: number,
@@ -187,12 +202,15 @@ export function opportunityAt(
   }
   sentences.push(fill(rnd.pick(NARRATIVE_CLOSERS), values));
 
-  // One latent quality drives every sub-score, so that they agree with each other.
-  const quality = 56 + rnd.normal(15);
-  const pain = clamp(quality / 10 + rnd.normal(1.2), 0, 10);
-  const wtp = clamp(quality / 10 - 0.5 + rnd.normal(1.5), 0, 10);
-  const difficulty = clamp(7 - quality / 25 + rnd.normal(1.8), 0, 10);
-  const sustainability = clamp(quality / 11 + rnd.normal(1.5), 0, 10);
+  // One latent quality drives every sub-score, so that they agree with each other. It is the
+  // idea's (its theme, audience and job), so that the rewordings of one idea score alike; each
+  // row adds a little of its own. The row's draws stay where they were, at a smaller scale, so
+  // that every text after them is the same.
+  const quality = ideaQuality(seed, choice) + ROW_SPREAD * rnd.normal(15);
+  const pain = clamp(quality / 10 + ROW_SPREAD * rnd.normal(1.2), 0, 10);
+  const wtp = clamp(quality / 10 - 0.5 + ROW_SPREAD * rnd.normal(1.5), 0, 10);
+  const difficulty = clamp(7 - quality / 25 + ROW_SPREAD * rnd.normal(1.8), 0, 10);
+  const sustainability = clamp(quality / 11 + ROW_SPREAD * rnd.normal(1.5), 0, 10);
 
   const createdAt = ANCHOR - Math.floor(rnd.next() * 180 * DAY);
   const evidence: EvidenceRecord[] = [];

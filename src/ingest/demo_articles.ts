@@ -261,9 +261,8 @@ export function blogRecords(
       title: topic.title,
       excerpt: topic.excerpt,
       body_md: `# ${topic.title}\n\n${body}`,
-      cover_image_url: topic.state
-        ? null
-        : `https://images.oppintel.example/blog/${topic.slug}.jpg`,
+      // No cover: an address on a host that does not exist showed a broken image on every page.
+      cover_image_url: null,
       tags: topic.tags,
       related_opportunity: topic.related && topic.theme
         ? strongOpportunityOf(seed, count, topic.theme, themes, totalWeight)

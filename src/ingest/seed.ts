@@ -8,10 +8,13 @@ import { createApiKey } from "../accounts/api_keys.ts";
 import type { CategoryRecord } from "./records.ts";
 import { withContentWriter, type WriteSummary } from "./writer.ts";
 import {
+  ANCHOR,
+  DAY,
   DEFAULT_OPPORTUNITIES,
   DEFAULT_SEED,
   type DemoRecord,
   opportunityAt,
+  SCHEDULED_AT,
   themeInfos,
   themeRecords,
 } from "./demo.ts";
@@ -19,12 +22,49 @@ import { blogRecords } from "./demo_articles.ts";
 import { agreeingThemes, themeMentionRecords } from "./demo_trends.ts";
 import { CATEGORIES } from "./demo_words.ts";
 
+const WEEK = 7 * DAY;
+
+/**
+ * `record` with its dates moved by `offset` ms (whole weeks, so that a week stays a Monday);
+ * an article scheduled for later stays scheduled.
+ */
+function shifted(record: DemoRecord, offset: number): DemoRecord {
+  if (offset === 0) return record;
+  const move = (iso: string) => new Date(Date.parse(iso) + offset).toISOString();
+  switch (record.type) {
+    case "opportunity":
+      return {
+        ...record,
+        created_at: move(record.created_at),
+        evidence: record.evidence?.map((e) => ({ ...e, posted_at: move(e.posted_at) })),
+      };
+    case "blog_post":
+      return record.published_at && record.published_at !== SCHEDULED_AT
+        ? { ...record, published_at: move(record.published_at) }
+        : record;
+    case "theme_mentions":
+      return { ...record, date: move(`${record.date}T00:00:00Z`).slice(0, 10) };
+    default:
+      return record;
+  }
+}
+
 /**
  * The demo data as import records (categories, themes with two years of weekly mention points,
- * opportunities, blog posts), by seed.
+ * opportunities, blog posts), by seed. With `anchor` (the seed date) every date moves by whole
+ * weeks so that the newest week of mentions is the last whole week before it and nothing is
+ * dated after it; without, the data is dated as of ANCHOR. Only dates move: every text and
+ * number is the seed's.
  */
 export function* generateDemoRecords(
-  options: { opportunities?: number; seed?: number } = {},
+  options: { opportunities?: number; seed?: number; anchor?: Date } = {},
+): Generator<DemoRecord> {
+  const offset = options.anchor ? Math.floor((options.anchor.getTime() - ANCHOR) / WEEK) * WEEK : 0;
+  for (const record of datedAsOfAnchor(options)) yield shifted(record, offset);
+}
+
+function* datedAsOfAnchor(
+  options: { opportunities?: number; seed?: number },
 ): Generator<DemoRecord> {
   const count = options.opportunities ?? DEFAULT_OPPORTUNITIES;
   const seed = options.seed ?? DEFAULT_SEED;
@@ -61,6 +101,8 @@ export async function seedDemo(
   options: {
     opportunities?: number;
     seed?: number;
+    /** The seed date: the data's weeks end there (generateDemoRecords). */
+    anchor?: Date;
     onProgress?: (done: number, total: number) => void;
   } = {},
 ): Promise<WriteSummary> {
@@ -69,7 +111,13 @@ export async function seedDemo(
     if (total >= DEFER_INDEXES_FROM) await writer.deferIndexes({ uniqueExternalIds: true });
     let lines = 0;
     let done = 0;
-    for (const record of generateDemoRecords({ opportunities: total, seed: options.seed })) {
+    for (
+      const record of generateDemoRecords({
+        opportunities: total,
+        seed: options.seed,
+        anchor: options.anchor,
+      })
+    ) {
       lines++;
       writer.add(record);
       if (record.type === "opportunity" && ++done % PROGRESS_EVERY === 0) {
@@ -105,10 +153,12 @@ export interface FirstStart {
  */
 export async function seedFirstStart(
   sql: Sql,
-  options: { onProgress?: (done: number, total: number) => void } = {},
+  options: { onProgress?: (done: number, total: number) => void; now?: Date } = {},
 ): Promise<FirstStart | undefined> {
   if (!(await isContentEmpty(sql))) return undefined;
-  const summary = await seedDemo(sql, { onProgress: options.onProgress });
+  // Dated as of today: the demo's weeks end at the seed date, not at a fixed one.
+  const anchor = options.now ?? new Date();
+  const summary = await seedDemo(sql, { onProgress: options.onProgress, anchor });
   if (!(await findAccountByEmail(sql, DEMO_EMAIL))) {
     await createAccount(sql, { email: DEMO_EMAIL, plan: "pro", verified: true });
   }

@@ -12,7 +12,8 @@
  * the quota still covers; an export the quota cannot pay is a 429 that charges nothing. When the
  * stream ends the charge is settled at the started EXPORT_CHUNKs sent (at least 1 once it ends
  * normally, none when a client that disconnects or a failure has sent no row) and the rest given
- * back. A HEAD answers the headers, the price included, and charges nothing.
+ * back. A HEAD answers the headers, the price included, and charges nothing: it reads the list's
+ * total with a page of one row, never a chunk of rows.
  */
 import * as z from "zod";
 import { admit, type Operation, OPERATIONS } from "../metering/admission.ts";
@@ -101,10 +102,15 @@ export async function serveExport(
   const base = deps.content.publicBaseUrl;
   // Nothing left: no export can be paid, whatever its total.
   if (caller.usage.remaining <= 0) return quotaRefusal(base, caller, caller.usage);
-  const pages = deps.content.exportPages(caller.dataVersion, query);
+  const head = isHead(request);
+  // A HEAD is free, so it reads only the price: the list's total with a page of one row (from
+  // the list's cache when it holds it), never a chunk of the export's rows.
+  const pages = head ? undefined : deps.content.exportPages(caller.dataVersion, query);
   let first: OpportunityList;
   try {
-    first = await pages(undefined);
+    first = pages
+      ? await pages(undefined)
+      : await deps.content.listOpportunities(caller.dataVersion, { ...query, page_size: 1 });
   } catch (error) {
     if (toApiError(error).status === 500) logFailure(error, request, url);
     return { response: errorResponse(error, caller.usage), caller };
@@ -112,7 +118,7 @@ export async function serveExport(
   const total = first.total;
   const units = Math.max(1, exportCalls(total));
   const price = { total, units, quality: qualityHeaders(first) };
-  if (isHead(request)) {
+  if (!pages) {
     if (units > caller.usage.remaining) return quotaRefusal(base, caller, caller.usage, price);
     const headers = exportHeaders(format, price, caller.usage);
     return { response: new Response(null, { status: 200, headers }), caller, quota: "free" };

@@ -30,6 +30,7 @@ import { MAX_PAGE_DEPTH } from "../catalog/cursor.ts";
 import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
 import { ErrorBodySchema, QuotaExceededBodySchema } from "./openapi_errors.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
+import { withTagsAndLicense } from "./openapi_tags.ts";
 
 /** The plans in one sentence, from the table the quota uses (with the list prices). */
 function plansSentence(): string {
@@ -391,6 +392,6 @@ let document: JsonSchema | undefined;
 
 /** The OpenAPI document, built on first use. */
 export function openApiDocument(): JsonSchema {
-  document ??= build();
+  document ??= withTagsAndLicense(build());
   return document;
 }

@@ -10,6 +10,10 @@
  * The files are imported as text, so they are part of the module graph (as the docs are): a
  * deployment serves the package of its own commit and writes nothing to disk. The tarball is made
  * in memory at its first request (130 KB; 96 ms measured on a busy 2-core machine) and kept.
+ *
+ * The served program's default address is the instance's own public address, not the package's
+ * `http://localhost:8000` (where whatever listens would get the key in clear): a user who leaves
+ * OPPINTEL_BASE_URL out calls the service the package came from.
  * dist/cli.js is the committed output of npm-stdio's build; tests/stdio/bundle_test.ts fails when
  * it is stale.
  */
@@ -79,7 +83,19 @@ interface Download {
   etag: string;
 }
 
-let tarball: Promise<Download> | undefined;
+/** The package's default address, as its bundle spells it (npm-stdio/src/config.ts). */
+const PACKAGE_DEFAULT = '"http://localhost:8000"';
+
+/** dist/cli.js with `base` as its default address. */
+export function cliFor(base: string): string {
+  if (!CLI_JS.includes(PACKAGE_DEFAULT)) {
+    throw new Error(`npm-stdio/dist/cli.js no longer holds ${PACKAGE_DEFAULT}`);
+  }
+  return CLI_JS.replace(PACKAGE_DEFAULT, JSON.stringify(base));
+}
+
+const tarballs = new Map<string, Promise<Download>>();
+const bundles = new Map<string, Promise<Download>>();
 
 async function download(body: Uint8Array<ArrayBuffer>, type: string): Promise<Download> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body as BufferSource));
@@ -87,30 +103,43 @@ async function download(body: Uint8Array<ArrayBuffer>, type: string): Promise<Do
   return { body, type, etag: `"${hex}"` };
 }
 
-function stdioTarball(): Promise<Download> {
-  return tarball ??= (async () =>
+/** The value of `key` in `map`, made by `make` once (one entry per public address: one or two). */
+function once<T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let value = map.get(key);
+  if (!value) map.set(key, value = make());
+  return value;
+}
+
+function stdioTarball(base: string): Promise<Download> {
+  return once(tarballs, base, async () =>
     download(
       await npmTarball([
         ["package.json", PACKAGE_JSON, 0o644],
         ["README.md", README, 0o644],
-        ["dist/cli.js", CLI_JS, 0o755],
+        ["dist/cli.js", cliFor(base), 0o755],
       ]),
       "application/gzip",
-    ))();
+    ));
 }
 
-let bundle: Promise<Download> | undefined;
-
-/** The answer of a path under /downloads/, or undefined for an unknown one. */
+/**
+ * The answer of a path under /downloads/, or undefined for an unknown one; `base` is the
+ * instance's public address, the served program's default.
+ */
 export async function serveDownload(
   request: Request,
   path: string,
+  base: string,
 ): Promise<Response | undefined> {
   const name = path.slice(PREFIX.length);
   const found = name === STABLE || name === VERSIONED
-    ? await stdioTarball()
+    ? await stdioTarball(base)
     : name === BUNDLE
-    ? await (bundle ??= download(encoder.encode(CLI_JS), "text/javascript; charset=utf-8"))
+    ? await once(
+      bundles,
+      base,
+      () => download(encoder.encode(cliFor(base)), "text/javascript; charset=utf-8"),
+    )
     : undefined;
   if (!found) return undefined;
   const headers = {

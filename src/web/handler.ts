@@ -292,7 +292,7 @@ export function createWebHandler(deps: WebDeps): WebHandler {
     if (!isRead) return errorResponse(new MethodNotAllowedError(request.method, READ_METHODS));
     if (path === "/docs/api") return await docsSite.apiReference(request);
     if (isDownloadPath(path)) {
-      return await serveDownload(request, path) ??
+      return await serveDownload(request, path, deps.context.publicBaseUrl) ??
         htmlPage(404, "Page not found", "There is no download at this address.");
     }
     if (isSitemapPath(path)) {

@@ -66,3 +66,29 @@ Deno.test("openApiDocument: the description lists the plans from the quota's tab
     assert.ok(description.includes(`${PLAN_NAMES[plan]}: ${calls} calls a month, ${price}`), plan);
   }
 });
+
+Deno.test("openApiDocument: every operation has a declared tag; the document its licence", () => {
+  const doc = openApiDocument() as {
+    info: { license?: { name: string; identifier?: string } };
+    tags?: { name: string; description: string }[];
+    paths: Record<string, Record<string, { tags?: string[] }>>;
+  };
+  assert.equal(doc.info.license?.name, "MIT");
+  assert.equal(doc.info.license?.identifier, "MIT");
+  const declared = new Set((doc.tags ?? []).map((t) => t.name));
+  assert.ok(declared.size >= 4, [...declared].join());
+  assert.ok((doc.tags ?? []).every((t) => t.description.length > 0));
+  const untagged: string[] = [];
+  const used = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!["get", "post", "patch", "delete", "put"].includes(method)) continue;
+      if (!op.tags?.length || !op.tags.every((t) => declared.has(t))) {
+        untagged.push(`${method} ${path}`);
+      }
+      for (const tag of op.tags ?? []) used.add(tag);
+    }
+  }
+  assert.deepEqual(untagged, []);
+  assert.deepEqual([...declared].filter((t) => !used.has(t)), [], "no tag without operations");
+});

@@ -3,7 +3,10 @@
  * say, against the service running on a real port: `npx -y {base}/downloads/oppintel-mcp.tgz`
  * (Node.js 20's npx, with an empty npm cache) and, since Deno cannot install a tarball from a URL,
  * `deno run --allow-net --allow-env {base}/downloads/oppintel-mcp.js`. Both must answer the two
- * tools as the REST API does. Needs Node.js, npm and network access to nothing but the service.
+ * tools as the REST API does. The served package defaults to the service it came from (not to
+ * http://localhost:8000, where whatever listens would get the key in clear): started without
+ * OPPINTEL_BASE_URL it still calls this service. Needs Node.js, npm and network access to nothing
+ * but the service.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -71,8 +74,18 @@ Deno.test({
             ]);
             for (const [name, content] of files) {
               const path = PACKAGE_DIR + name.slice("package/".length);
-              assert.deepEqual(content, Deno.readFileSync(path), name);
+              const packaged = new TextDecoder().decode(Deno.readFileSync(path));
+              // Only the default address differs: this service's, not localhost:8000.
+              const expected = name.endsWith("cli.js")
+                ? packaged.replace('"http://localhost:8000"', JSON.stringify(base))
+                : packaged;
+              assert.ok(new TextDecoder().decode(content) === expected, name);
             }
+            const cli = new TextDecoder().decode(files.get("package/dist/cli.js"));
+            assert.ok(cli.includes(`="${base}"`), "the default is the service's own address");
+            assert.ok(!cli.includes("localhost:8000"), "never http://localhost:8000");
+            const bundle = await (await fetch(`${base}/downloads/oppintel-mcp.js`)).text();
+            assert.ok(bundle === cli, "the one-file bundle is the same program");
             // The system's tar reads it too (the format npm's own tar reader expects).
             Deno.writeFileSync(`${tmp}/p.tgz`, bytes);
             const listed = await new Deno.Command("tar", { args: ["-tzf", `${tmp}/p.tgz`] })
@@ -84,7 +97,7 @@ Deno.test({
             await unknown.body?.cancel();
           });
 
-          const cases: [string, string, string[]][] = [
+          const cases: [string, string, string[], Record<string, string>?][] = [
             ["npx -y {base}/downloads/oppintel-mcp.tgz", "npx", [
               "-y",
               `${base}/downloads/oppintel-mcp.tgz`,
@@ -95,8 +108,14 @@ Deno.test({
               "--allow-env",
               `${base}/downloads/oppintel-mcp.js`,
             ]],
+            ["without OPPINTEL_BASE_URL: the package calls the service it came from", "deno", [
+              "run",
+              "--allow-net",
+              "--allow-env",
+              `${base}/downloads/oppintel-mcp.js`,
+            ], { OPPINTEL_BASE_URL: "" }],
           ];
-          for (const [name, command, args] of cases) {
+          for (const [name, command, args, env] of cases) {
             await t.step(`${name} starts the stdio server`, async () => {
               const client = new Client({ name: "download-test", version: "1.0.0" });
               clients.push(client);
@@ -115,6 +134,7 @@ Deno.test({
                     NO_COLOR: "1",
                     OPPINTEL_API_KEY: pro.key,
                     OPPINTEL_BASE_URL: base,
+                    ...env,
                   },
                   stderr: "pipe",
                 }),

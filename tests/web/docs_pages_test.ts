@@ -240,6 +240,26 @@ dbTest(
       assert.ok(mcp.includes(installLines(base).vscodeLink), "the VS Code link, re-encoded");
     });
 
+    await t.step("every link of every page to this service lands on a page", async () => {
+      const broken: string[] = [];
+      for (const p of DOC_PAGES) {
+        const text = await (await get(`/docs/${p.slug}`)).text();
+        const links = [...text.matchAll(/<a [^>]*href="([^"#]+)[^"]*"/g)].map((m) => m[1])
+          .filter((href) => !/^[a-z]+:/i.test(href) || href.startsWith(base))
+          .map((href) => href.replace(base, ""));
+        for (const href of new Set(links)) {
+          const path = new URL(href, `${base}/docs/${p.slug}`).pathname;
+          if (path.startsWith("/api/") || path.startsWith("/mcp")) continue;
+          const response = await get(path);
+          await response.body?.cancel();
+          if (response.status >= 400) {
+            broken.push(`/docs/${p.slug} -> ${href} (${response.status})`);
+          }
+        }
+      }
+      assert.deepEqual(broken, []);
+    });
+
     await t.step("the number of tools the pages give is that of tools/list", async () => {
       const { key } = await makeKey(db.sql, "free");
       const response = await app.handler(

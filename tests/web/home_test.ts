@@ -177,6 +177,18 @@ Deno.test("renderHome: how to connect, for this service's address", async (t) =>
     assert.match(curl, /"https:\/\/oppintel\.example\/api\/v1\/overview"$/);
   });
 
+  await t.step("the methods it names are the API's: reads are GET, watches are written", () => {
+    assert.doesNotMatch(page, /every endpoint a <code>GET<\/code>/);
+    const methods = new Set(
+      Object.values(openApiDocument().paths as Record<string, object>).flatMap((item) =>
+        Object.keys(item).filter((m) => ["get", "post", "patch", "delete", "put"].includes(m))
+      ),
+    );
+    for (const method of methods) {
+      assert.ok(page.includes(`<code>${method.toUpperCase()}</code>`), method);
+    }
+  });
+
   await t.step("the hosted MCP URL and a client configuration that parses", () => {
     assert.equal(preText(page, "mcp-url"), `${BASE}/mcp/`);
     const remote = JSON.parse(preText(page, "mcp-remote-config"));

@@ -228,7 +228,8 @@ export function renderHome(
       <p>Every call needs your key, sent in the <code>X-API-Key</code> header. Get one in your
     <a href="/account">account</a>; it is shown once.</p>
       <h3>REST</h3>
-      <p>JSON over HTTPS, every endpoint a <code>GET</code>. The
+      <p>JSON over HTTPS: every read is a <code>GET</code>; watches are also written with
+    <code>POST</code>, <code>PATCH</code> and <code>DELETE</code>. The
     <a href="/docs/api">API reference</a> describes each parameter and answer and lets you try
     them with your key.</p>
       ${codeBlock("curl-example", curl)}
