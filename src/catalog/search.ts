@@ -31,6 +31,13 @@ import { type Framing, readFraming } from "./framing.ts";
 import { type Meaning, MEANING_SHARE, meaningLift } from "./meaning/reading.ts";
 import type { ReadAs } from "./schemas.ts";
 
+/**
+ * The share of a question's words' weight (title words in full, description words at 0.4) that
+ * its best row must hold for its answer to be left to its words alone (the meant rows of
+ * src/catalog/meaning/ join it otherwise).
+ */
+const WORDS_ANSWER = 0.8;
+
 /** How many matches are ranked by relevance, at most (per unit in best match). */
 export const CANDIDATES = 1000;
 
@@ -258,20 +265,32 @@ async function answerSubject(
     by_meaning: meaning !== null,
   };
   if (all > 0) {
-    const injected = await meantOf("all", allWords);
-    const ranked = () =>
+    // Questions in the data's words stay exact: the meant rows join only when no row holds
+    // the question well (its best candidate covers less than WORDS_ANSWER of its words' weight).
+    const allRanked = () =>
       memo(`ranked:${filterKey}`, async () => {
         // Without words to look up in the search index, PostgreSQL's own plan (a sort index).
         const plan = framed || byName ? "planner" : pagePlan(scoreOrder, all);
-        const rows = [
-          ...(await findPage(sql, scoreOrder, plan, force, allMatch)).slice(0, candidates),
-          ...injected,
-        ];
-        const scores = await scoreRows(sql, rows.map((r) => r.id), units);
+        const words = (await findPage(sql, scoreOrder, plan, force, allMatch)).slice(0, candidates);
+        const weight = units.reduce((sum, u) => sum + u.idf, 0);
+        let scores = await scoreRows(sql, words.map((r) => r.id), units);
+        const best = Math.max(0, ...[...scores.values()].map((s) => s.rel / (weight || 1)));
+        const injected = best < WORDS_ANSWER ? await meantOf("all", allWords) : [];
+        if (injected.length > 0) {
+          scores = await scoreRows(sql, [
+            ...scores.keys(),
+            ...injected.map((r) => r.id),
+          ], units);
+        }
+        const rows = [...words, ...injected];
         const boosts = await lifted(rows.map((r) => r.id));
         const rel = (row: ListRow) => fuse(scores.get(row.id)?.rel ?? 0, boosts.get(row.id) ?? 0);
-        return rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b));
+        return {
+          rows: rows.sort((a, b) => rel(b) - rel(a) || compareRows("score", a, b)),
+          injected: injected.length,
+        };
       });
+    const ranked = async () => (await allRanked()).rows;
     if (sort !== "relevance") {
       const rows = await pageRows(sql, query, all, force && !framed && !byName, allMatch);
       const page = rows.slice(0, query.page_size);
@@ -285,15 +304,16 @@ async function answerSubject(
       };
     }
     // In relevance order the meant rows join: the rest after the candidates is the words' rows.
+    const { rows, injected } = await allRanked();
     const found = await withRest(
       query,
-      await ranked(),
-      all + injected.length,
+      rows,
+      all + injected,
       (offset, limit, after) => rowsAt(sql, query, allMatch, offset + candidates, limit, after),
     );
     return {
       ...found,
-      total: all + injected.length,
+      total: all + injected,
       match: "all",
       read_as,
       ...await judgeAnswer(judging, found.rows, ranked),
