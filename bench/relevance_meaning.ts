@@ -49,6 +49,7 @@ Flags:
   --calibrate         Fit the confidence weights on the dev half and print them
   --write             Write the report into bench/results/RELEVANCE.md (meaning markers)
   --only-meaning      Skip the pass by words
+  --half NAME         Only the questions of one half: dev or heldOut (default both)
 `);
 
 interface Asked {
@@ -166,6 +167,7 @@ function report(label: string, answers: Answered[]): string[] {
   const lines: string[] = [];
   const f = (x: number) => Number.isNaN(x) ? "-" : x.toFixed(3);
   for (const half of ["dev", "heldOut"] as const) {
+    if (!answers.some((a) => a.half === half)) continue;
     const of = (set: Asked["set"]) => answers.filter((a) => a.set === set && a.half === half);
     const other = [...of("other"), ...of("framed")];
     const outside = of("outside");
@@ -200,7 +202,8 @@ function report(label: string, answers: Answered[]): string[] {
 }
 
 const dbUrl = await database();
-const asked = questions();
+const half = arg("--half", "");
+const asked = questions().filter((a) => !half || a.half === half);
 const header = [
   "| reading | half | other words: right first-ten slots | first right | right firsts >= 0.5 | AUC | ECE | outside < 0.5 | data words nP@10 | data words empty | framing read | idea match: first theme right | p95 ms |",
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -237,19 +240,6 @@ if (calibrate) {
   ]);
   const y = dev.map((a) => a.firstRight && a.set !== "outside");
   const w = fitLogistic(x, y);
-  console.log(
-    `Fitted on ${dev.length} dev first answers: ${
-      JSON.stringify({
-        bias: w[0],
-        lexical: w[1],
-        near: w[2],
-        gap: w[3],
-        unmatched: w[4],
-        margin: w[5],
-      })
-    }`,
-  );
-  const held = meaning.filter((a) => a.half === "heldOut" && a.evidence && a.set !== "data");
   const weights = {
     bias: w[0],
     lexical: w[1],
@@ -258,6 +248,8 @@ if (calibrate) {
     unmatched: w[4],
     margin: w[5],
   };
+  console.log(`Fitted on ${dev.length} dev first answers: ${JSON.stringify(weights)}`);
+  const held = meaning.filter((a) => a.half === "heldOut" && a.evidence && a.set !== "data");
   const scores = held.map((a) => calibrated(a.evidence!, weights));
   const labels = held.map((a) => a.firstRight && a.set !== "outside");
   console.log(

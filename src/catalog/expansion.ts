@@ -254,27 +254,19 @@ const LIFTED_SCAN = 500;
  * answer (whose candidates are otherwise the best-scored rows of each word, which at a million
  * rows can all belong to other themes). `query` is the list query in score order.
  */
-export async function liftedRows(
+export function liftedRows(
   sql: Sql,
   lift: ThemeLift,
   options: { query: OpportunityQuery; force: boolean; match: (sql: Sql) => postgres.Fragment },
 ): Promise<ListRow[]> {
-  const rows: ListRow[] = [];
-  for (const [theme] of lift.themes.filter(([, weight]) => weight >= 0.5)) {
-    rows.push(
-      ...await findPage(
-        sql,
-        { ...options.query, page_size: LIFTED_ROWS },
-        "planner",
-        options.force,
-        (tx) =>
-          tx`${options.match(tx)} and o.id in (
-            select l.id from opportunities l where l.theme_id = ${theme}
-            order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`,
-      ),
-    );
-  }
-  return rows;
+  const themes = lift.themes.filter(([, weight]) => weight >= 0.5).map(([theme]) => theme);
+  return rowsOfThemes(sql, themes, LIFTED_ROWS, {
+    ...options,
+    match: (tx, theme) =>
+      tx`${options.match(tx)} and o.id in (
+        select l.id from opportunities l where l.theme_id = ${theme}
+        order by l.score desc, l.created_at desc, l.id desc limit ${LIFTED_SCAN})`,
+  });
 }
 
 /** Rows of each theme a question means (src/catalog/meaning/reading.ts) joining its answer. */
@@ -285,20 +277,37 @@ export const MEANT_ROWS = 30;
  * that hold the question's words, which the answer has already): the rows a question's meaning
  * adds to its answer. A walk of the theme's sort index, MEANT_ROWS rows each.
  */
-export async function meantRows(
+export function meantRows(
   sql: Sql,
   themes: number[],
   options: { query: OpportunityQuery; force: boolean; match: (sql: Sql) => postgres.Fragment },
+): Promise<ListRow[]> {
+  return rowsOfThemes(sql, themes, MEANT_ROWS, {
+    ...options,
+    match: (tx, theme) => tx`and o.theme_id = ${theme} ${options.match(tx)}`,
+  });
+}
+
+/** The first `size` rows in the list's order of each theme's `match`, theme after theme. */
+async function rowsOfThemes(
+  sql: Sql,
+  themes: number[],
+  size: number,
+  options: {
+    query: OpportunityQuery;
+    force: boolean;
+    match: (sql: Sql, theme: number) => postgres.Fragment;
+  },
 ): Promise<ListRow[]> {
   const rows: ListRow[] = [];
   for (const theme of themes) {
     rows.push(
       ...await findPage(
         sql,
-        { ...options.query, page_size: MEANT_ROWS },
+        { ...options.query, page_size: size },
         "planner",
         options.force,
-        (tx) => tx`and o.theme_id = ${theme} ${options.match(tx)}`,
+        (tx) => options.match(tx, theme),
       ),
     );
   }
