@@ -28,7 +28,7 @@ import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
 import { storedCursorSecret, useCursorSecrets } from "./src/catalog/cursor.ts";
 import { startEncoder } from "./src/catalog/meaning/encoder.ts";
-import { syncMeaning } from "./src/catalog/meaning/vectors.ts";
+import { syncMeaningOnce } from "./src/catalog/meaning/vectors.ts";
 
 export { createApp } from "./src/app.ts";
 
@@ -124,7 +124,7 @@ export function buildHandler(
     startEncoder({
       onError: (error) => write({ event: "encoder_failed", error: messageOf(error) }),
     })
-      .then((encoder) => encoder && syncMeaning(db.sql, encoder))
+      .then((encoder) => encoder && syncMeaningOnce(db.sql, encoder))
       .then((embedded) => embedded && write({ event: "meaning_synced", embedded }))
       .catch((error) => write({ event: "meaning_failed", error: messageOf(error) }));
   }

@@ -6,6 +6,7 @@
  * `search` and `fetch` have no row of their own there: each call runs, and is priced as, the
  * operation of the tool it stands for (src/catalog/connector.ts).
  */
+import { UNREAD } from "../catalog/meaning/reading.ts";
 import type { z } from "zod";
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
@@ -195,8 +196,7 @@ const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput)
         confidence: null,
         unmatched_terms: [],
         suggestions: [],
-        ignored_terms: [],
-        read_as: null,
+        ...UNREAD,
       };
       return { operation: "listBlogPosts", work: () => Promise.resolve(none) };
     }

@@ -155,7 +155,23 @@ export async function readMeaning(sql: Sql, version: number): Promise<MeaningVec
 }
 
 const held = new WeakMap<Sql, { version: number; value: Promise<MeaningVectors | undefined> }>();
-const syncing = new WeakMap<Sql, Promise<unknown>>();
+const syncing = new WeakMap<Sql, Promise<number>>();
+
+/**
+ * syncMeaning on `sql`, one at a time: a server's start and a question that finds texts without a
+ * vector share the run already going rather than embed the same texts twice. The vectors held
+ * for `sql` are read again after it.
+ */
+export function syncMeaningOnce(sql: Sql, encoder: Encoder): Promise<number> {
+  const running = syncing.get(sql);
+  if (running) return running;
+  const run = syncMeaning(sql, encoder).finally(() => {
+    syncing.delete(sql);
+    held.delete(sql);
+  });
+  syncing.set(sql, run);
+  return run;
+}
 
 /**
  * The vectors at `version` on `sql`, read once per version; undefined when the encoder is not
@@ -172,12 +188,9 @@ export function meaningAt(
   const kept = held.get(sql);
   if (kept && kept.version === version) return kept.value;
   const value = readMeaning(sql, version).then((read) => {
-    if (read.missing > 0 && !syncing.has(sql)) {
-      const primary = options.primary ?? sql;
-      const run = syncMeaning(primary, encoder)
-        .then(() => held.delete(sql), options.onError)
-        .finally(() => syncing.delete(sql));
-      syncing.set(sql, run);
+    if (read.missing > 0) {
+      syncMeaningOnce(options.primary ?? sql, encoder)
+        .then(() => held.delete(sql), options.onError);
     }
     return read.themes.size > 0 ? read : undefined;
   }, (error) => {
@@ -189,7 +202,7 @@ export function meaningAt(
   return value;
 }
 
-/** Waits for a sync that a question started on `sql` (tests, and a server's stop). */
+/** Waits for a sync running on `sql` (tests, and a server's stop). */
 export async function meaningSettled(sql: Sql): Promise<void> {
   await syncing.get(sql);
 }
