@@ -12,6 +12,8 @@ import {
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import { LIST_CACHE_HINT, toolListing, TOOLS } from "../../src/mcp/tools.ts";
+import { INSTRUCTIONS } from "../../src/mcp/instructions.ts";
+import { DetailSchema, shapeAnswer, withToolDefaults } from "../../src/catalog/compact.ts";
 import type { StdioConfig } from "./config.ts";
 import { getJson, jsonResult, type ToolResult } from "./rest.ts";
 
@@ -20,6 +22,12 @@ export const STDIO_TOOL_NAMES = ["query_opportunities", "get_opportunity"] as co
 
 type StdioToolName = (typeof STDIO_TOOL_NAMES)[number];
 
+/** The operation each tool runs on the service (src/metering/admission.ts). */
+const OPERATION_OF: Record<StdioToolName, string> = {
+  query_opportunities: "listOpportunities",
+  get_opportunity: "getOpportunity",
+};
+
 /** The REST path of each tool and the arguments that go into its query string. */
 const ROUTES: Record<
   StdioToolName,
@@ -27,7 +35,8 @@ const ROUTES: Record<
 > = {
   query_opportunities: () => ({
     path: "/api/v1/opportunities",
-    queryArgs: Object.keys(listingOf("query_opportunities").inputSchema.properties ?? {}),
+    queryArgs: Object.keys(listingOf("query_opportunities").inputSchema.properties ?? {})
+      .filter((name) => name !== "detail"),
   }),
   get_opportunity: (args) => {
     if (args.id === undefined || args.id === null) {
@@ -86,19 +95,30 @@ export function buildStdioServer(
 ): Server {
   const server = new Server(info, {
     capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
     cacheHints: { "tools/list": LIST_CACHE_HINT, "server/discover": LIST_CACHE_HINT },
   });
   server.setRequestHandler("tools/list", (_, ctx) => {
     checkVersion(ctx);
     return { tools: stdioToolListings() };
   });
-  server.setRequestHandler("tools/call", (request, ctx) => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     checkVersion(ctx);
     const name = request.params.name;
     if (!(STDIO_TOOL_NAMES as readonly string[]).includes(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"`);
     }
-    const args = request.params.arguments ?? {};
+    const given = request.params.arguments ?? {};
+    const detail = DetailSchema.safeParse(given);
+    if (!detail.success) {
+      return jsonResult({
+        error: "invalid_parameter",
+        message: 'Invalid parameter "detail": must be one of compact, full',
+        details: [{ param: "detail", message: "must be one of compact, full" }],
+      }, true);
+    }
+    const operation = OPERATION_OF[name as StdioToolName];
+    const args = withToolDefaults(operation, given) as Record<string, unknown>;
     const route = ROUTES[name as StdioToolName](args);
     if ("content" in route) return route;
     const query: Record<string, string> = {};
@@ -106,9 +126,17 @@ export function buildStdioServer(
       const value = args[param];
       if (value !== undefined && value !== null) query[param] = String(value);
     }
-    return getJson(config, route.path, query, {
-      userAgent: `${info.name}/${info.version}`,
-    });
+    return shaped(
+      operation,
+      await getJson(config, route.path, query, { userAgent: `${info.name}/${info.version}` }),
+      detail.data.detail,
+    );
   });
   return server;
+}
+
+/** A REST answer as the hosted tool gives it: compact by default (src/catalog/compact.ts). */
+function shaped(operation: string, result: ToolResult, detail: "compact" | "full"): ToolResult {
+  if (result.isError) return result;
+  return jsonResult(shapeAnswer(operation, result.structuredContent, detail));
 }

@@ -13,6 +13,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { authenticate, type Caller, recentCaller } from "../accounts/credentials.ts";
 import type { Content } from "../catalog/content.ts";
 import { parseInput } from "../catalog/params.ts";
+import { DetailSchema, withToolDefaults } from "../catalog/compact.ts";
 import type { Sql } from "../db/open.ts";
 import {
   type Admission,
@@ -25,7 +26,7 @@ import { type Prepared, prepareOperation } from "../metering/operations.ts";
 import type { QueryContext } from "../catalog/common.ts";
 import type { UsageState } from "../platform/plans.ts";
 import { isProtocolOnly, toolCallOf } from "./messages.ts";
-import type { ToolDefinition } from "./tools.ts";
+import { takesDetail, type ToolDefinition } from "./tools.ts";
 
 /** What admitting a call needs. */
 export interface AdmissionDeps {
@@ -95,8 +96,14 @@ export class Exchange {
   }
 }
 
+/**
+ * The call's work, from its arguments with the tool's own defaults (catalog/compact.ts); `detail` is
+ * checked here too, so a bad one is refused before anything is charged.
+ */
 function prepare(deps: AdmissionDeps, tool: ToolDefinition, args: unknown): Prepared {
-  return prepareOperation(tool.operation, deps, (schema) => parseInput(schema, args));
+  if (takesDetail(tool)) parseInput(DetailSchema, args);
+  const given = withToolDefaults(tool.operation, args);
+  return prepareOperation(tool.operation, deps, (schema) => parseInput(schema, given));
 }
 
 /** Admits a prepared call of `tool` (tier and cost from the shared table, named as the tool). */

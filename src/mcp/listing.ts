@@ -51,11 +51,24 @@ export function inputJsonSchema(schema: z.ZodType): JsonSchemaObject {
   return singleTypes(input) as JsonSchemaObject;
 }
 
-/** The output schema: the result record, or on an `isError` result the error body. */
-export function outputJsonSchema(schema: z.ZodType, briefs: OutputBriefs = {}): JsonSchemaObject {
+/**
+ * The output schema: the result record, or on an `isError` result the error body. `compact`
+ * names the records a default answer keeps a few fields of (src/catalog/compact.ts): there only
+ * those are required, so that both the compact and the full answer pass.
+ */
+export function outputJsonSchema(
+  schema: z.ZodType,
+  briefs: OutputBriefs = {},
+  compact: OutputBriefs = {},
+): JsonSchemaObject {
   const { $schema: _, ...result } = trim(z.toJSONSchema(schema, { io: "output" }), true) as Node;
   for (const [path, keep] of Object.entries(briefs)) {
-    brief(result, path === "" ? [] : path.split("."), keep);
+    atRecord(result, path === "" ? [] : path.split("."), (record) => brief(record, keep));
+  }
+  for (const [path, keep] of Object.entries(compact)) {
+    atRecord(result, path === "" ? [] : path.split("."), (record) => {
+      record.required = (record.required as string[] ?? []).filter((name) => keep.includes(name));
+    });
   }
   return { type: "object", anyOf: [singleTypes(result), ERROR_BRANCH] };
 }
@@ -90,20 +103,24 @@ function trim(node: unknown, output: boolean): unknown {
   return out;
 }
 
-/** Keeps only `keep` of the record at `path` (through array items and nullable branches). */
-function brief(node: Node, path: string[], keep: readonly string[]): void {
-  if (node.type === "array") return brief(node.items as Node, path, keep);
+/** Calls `change` with the record at `path` (through array items and nullable branches). */
+function atRecord(node: Node, path: string[], change: (record: Node) => void): void {
+  if (node.type === "array") return atRecord(node.items as Node, path, change);
   if (Array.isArray(node.anyOf)) {
-    for (const branch of node.anyOf as Node[]) brief(branch, path, keep);
+    for (const branch of node.anyOf as Node[]) atRecord(branch, path, change);
     return;
   }
   const properties = node.properties as Record<string, Node> | undefined;
-  if (!properties) throw new Error(`No record to keep fields of at "${path.join(".")}"`);
-  if (path.length > 0) {
-    const next = properties[path[0]];
-    if (!next) throw new Error(`No field "${path[0]}" to keep fields of`);
-    return brief(next, path.slice(1), keep);
-  }
+  if (!properties) throw new Error(`No record at "${path.join(".")}"`);
+  if (path.length === 0) return change(node);
+  const next = properties[path[0]];
+  if (!next) throw new Error(`No field "${path[0]}" to keep fields of`);
+  atRecord(next, path.slice(1), change);
+}
+
+/** Keeps only `keep` of a record's fields. */
+function brief(node: Node, keep: readonly string[]): void {
+  const properties = node.properties as Record<string, Node>;
   for (const name of keep) {
     if (!properties[name]) throw new Error(`No field "${name}" to keep`);
   }

@@ -33,7 +33,19 @@ import {
   withReadableParamsError,
 } from "./messages.ts";
 import { toolFailure, toolResult } from "./results.ts";
-import { LIST_CACHE_HINT, type ToolDefinition, toolListing, TOOLS, WATCH_TOOLS } from "./tools.ts";
+import { DetailSchema, shapeAnswer } from "../catalog/compact.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
+import { parseInput } from "../catalog/params.ts";
+import {
+  LIST_CACHE_HINT,
+  takesDetail,
+  type ToolDefinition,
+  toolListing,
+  TOOLS,
+  WATCH_TOOLS,
+} from "./tools.ts";
+
+const COMPACTLY = { detail: "compact" } as const;
 import { callWatchTool, WATCH_TOOLS_BY_NAME } from "./watch_tools.ts";
 
 /** What the MCP endpoint needs. */
@@ -64,18 +76,6 @@ export const SERVER_INFO = {
   version: "1.0.0",
 };
 
-/** Shown to the model on `initialize`. */
-export const INSTRUCTIONS =
-  "Opportunity Intelligence: validated business opportunities mined from community " +
-  "discussions, grouped into themes and categories, plus long-form research articles. " +
-  "Start with get_overview for categories and trending themes; use query_opportunities to " +
-  "search and get_opportunity for the full record with evidence quotes. Blog tools are free " +
-  "of charge; other calls use the monthly quota, and query_opportunities, " +
-  "list_trending_themes, get_theme and get_theme_history (a theme's weekly mentions, " +
-  "lifecycle status and growth) need the Pro plan. A failed call is never charged. " +
-  "search and fetch (for ChatGPT connectors and deep research) find and read opportunities " +
-  "and articles, each result with a public url to cite, priced as the tools they stand for.";
-
 /**
  * Answers one tool call: arguments (invalid_parameter), then plan, existence and charge in the
  * admission statement (made with the key check, or now), then the work, whose failure gives the
@@ -97,7 +97,11 @@ async function callTool(
         ? await belowPlan!(caller.dataVersion)
         : await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
       if (charged) exchange.charged = true;
-      return toolResult(body as Record<string, unknown>, false);
+      const { detail } = takesDetail(tool) ? parseInput(DetailSchema, args) : COMPACTLY;
+      return toolResult(
+        shapeAnswer(tool.operation, body as Record<string, unknown>, detail),
+        false,
+      );
     } catch (error) {
       await exchange.refund(call);
       throw error;

@@ -36,6 +36,7 @@ import {
   THEME_BRIEF,
 } from "./listing.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
+import { COMPACT, DetailSchema, TOOL_DEFAULTS } from "../catalog/compact.ts";
 import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
   WatchCreateSchema,
@@ -334,12 +335,40 @@ export function toolListing(tool: ToolDefinition | WatchToolDefinition): {
   outputSchema: JsonSchemaObject;
   annotations: WatchToolDefinition["annotations"] & { title: string };
 } {
+  const shaped = "operation" in tool && takesDetail(tool);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool.inputSchema),
-    outputSchema: outputJsonSchema(tool.outputSchema, tool.outputBriefs),
+    inputSchema: shaped ? toolInputSchema(tool) : inputJsonSchema(tool.inputSchema),
+    outputSchema: outputJsonSchema(
+      tool.outputSchema,
+      tool.outputBriefs,
+      "operation" in tool ? COMPACT[tool.operation] : {},
+    ),
     annotations: { title: tool.title, ...tool.annotations },
   };
+}
+
+/**
+ * True when the tool takes `detail` (src/catalog/compact.ts). Every catalogue answer is held to
+ * the budget; search and fetch keep OpenAI's one-string inputs (get_opportunity and
+ * get_blog_post read a document whole), and get_usage has no texts to cut.
+ */
+export function takesDetail(tool: ToolDefinition): boolean {
+  return !["getUsage", "search", "fetch"].includes(tool.operation);
+}
+
+/**
+ * The input schema of a tool whose answer is compact by default (src/catalog/compact.ts): the
+ * operation's, with the tool's own defaults and `detail`.
+ */
+function toolInputSchema(tool: ToolDefinition): JsonSchemaObject {
+  const schema = inputJsonSchema(tool.inputSchema);
+  const properties = { ...schema.properties as Record<string, Record<string, unknown>> };
+  for (const [name, value] of Object.entries(TOOL_DEFAULTS[tool.operation] ?? {})) {
+    properties[name] = { ...properties[name], default: value };
+  }
+  const { detail } = inputJsonSchema(DetailSchema).properties as Record<string, unknown>;
+  return { ...schema, properties: { ...properties, detail } };
 }

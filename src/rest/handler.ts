@@ -29,6 +29,8 @@ import { logFailure, type Outcome } from "../platform/request_log.ts";
 import type { WatchService } from "../watches/service.ts";
 import { isWatchPath, serveWatches, WATCH_METHODS } from "./watches.ts";
 import { serveExport } from "./export.ts";
+import { fieldsOf, withFields } from "./fields.ts";
+import type { Compaction } from "../catalog/compact.ts";
 
 /** What the REST edge needs, passed in. */
 export interface RestDeps {
@@ -151,7 +153,9 @@ export function createRestHandler(
   ): Promise<Outcome> {
     const key = apiKeyOf(request, url);
     let prepared: Prepared;
+    let fields: Compaction | undefined;
     try {
+      fields = fieldsOf(r.operation.name, url);
       prepared = prepareOperation(
         r.operation.name,
         deps,
@@ -181,7 +185,7 @@ export function createRestHandler(
       return { response: errorResponse(body, caller.usage), caller, quota };
     }
     try {
-      const result = await prepared.work(caller.dataVersion, caller, fetched);
+      const result = withFields(await prepared.work(caller.dataVersion, caller, fetched), fields);
       const quota = charged ? "charged" : "free";
       return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
     } catch (error) {

@@ -31,6 +31,7 @@ import { PLAN_LIMITS, PLAN_NAMES, PLANS } from "../platform/plans.ts";
 import { ErrorBodySchema, QuotaExceededBodySchema } from "./openapi_errors.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
 import { withTagsAndLicense } from "./openapi_tags.ts";
+import { withFieldsParameter } from "./fields.ts";
 
 /** The plans in one sentence, from the table the quota uses (with the list prices). */
 function plansSentence(): string {
@@ -392,6 +393,6 @@ let document: JsonSchema | undefined;
 
 /** The OpenAPI document, built on first use. */
 export function openApiDocument(): JsonSchema {
-  document ??= withTagsAndLicense(build());
+  document ??= withFieldsParameter(withTagsAndLicense(build()));
   return document;
 }

@@ -8,7 +8,7 @@ dbTest("query_opportunities takes recommendation in any case, like REST", async 
   await loadFixture(db.sql);
   const { key } = await makeKey(db.sql, "pro");
   const call = (args: Record<string, unknown>) => callTool(app, key, "query_opportunities", args);
-  const lower = await call({ recommendation: "validate" });
+  const lower = await call({ recommendation: "validate", detail: "full", page_size: 20 });
   assert.equal(lower.isError, undefined, JSON.stringify(lower.structuredContent));
   const rest = await (await app.get("/api/v1/opportunities?recommendation=VALIDATE", key)).json();
   assert.deepEqual(lower.structuredContent, rest);

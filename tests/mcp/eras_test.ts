@@ -119,11 +119,17 @@ dbTest("MCP both eras: a tool call is charged once and answers REST's bytes", as
     const res = await app.get(path, restKey, { headers: { "X-Request-Id": requestId } });
     return { status: res.status, text: await res.text() };
   };
+  // detail: "full" answers the REST body (the default is its compact view: answer_size_test).
   const cases: [string, Record<string, unknown>, string, number][] = [
-    ["get_opportunity", { id: ids["opp-1"] }, `/api/v1/opportunities/${ids["opp-1"]}`, 200],
+    [
+      "get_opportunity",
+      { id: ids["opp-1"], detail: "full" },
+      `/api/v1/opportunities/${ids["opp-1"]}`,
+      200,
+    ],
     [
       "query_opportunities",
-      { min_score: 60, q: "flaky OR invoice", sort: "newest" },
+      { min_score: 60, q: "flaky OR invoice", sort: "newest", page_size: 20, detail: "full" },
       "/api/v1/opportunities?min_score=60&q=flaky%20OR%20invoice&sort=newest",
       200,
     ],

@@ -1,6 +1,8 @@
 /**
- * MCP tool results carry byte for byte the JSON its REST twin answers, on both protocol eras:
- * the text block of a result is the REST body, and structuredContent parses to it.
+ * MCP tool results with `detail: "full"` carry byte for byte the JSON its REST twin answers, on
+ * both protocol eras: the text block of a result is the REST body, and structuredContent parses
+ * to it. The default answer is the compact view of the same: the records of REST's
+ * `fields=compact`.
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
@@ -55,16 +57,17 @@ dbTest("MCP results are byte for byte their REST twins' answers, on both eras", 
   const cases: [string, Record<string, unknown>, string][] = [
     ["get_overview", {}, "/api/v1/overview"],
     ["get_opportunity", { id: opp["opp-1"] }, `/api/v1/opportunities/${opp["opp-1"]}`],
-    ["query_opportunities", {}, "/api/v1/opportunities"],
+    // The list tools take 10 items a page by default (REST 20).
+    ["query_opportunities", {}, "/api/v1/opportunities?page_size=10"],
     [
       "query_opportunities",
       { platform: "reddit", min_score: 10, sort: "newest", page_size: 2 },
       "/api/v1/opportunities?platform=reddit&min_score=10&sort=newest&page_size=2",
     ],
-    ["query_opportunities", { q: "invoice" }, "/api/v1/opportunities?q=invoice"],
+    ["query_opportunities", { q: "invoice" }, "/api/v1/opportunities?q=invoice&page_size=10"],
     ["list_trending_themes", {}, "/api/v1/themes/trending"],
     ["get_theme", { id: theme.id }, `/api/v1/themes/${theme.id}`],
-    ["list_blog_posts", {}, "/api/v1/blog"],
+    ["list_blog_posts", {}, "/api/v1/blog?page_size=10"],
     ["get_blog_post", { slug: post.slug }, `/api/v1/blog/${post.slug}`],
     ["get_usage", {}, "/api/v1/usage"],
   ];
@@ -77,7 +80,8 @@ dbTest("MCP results are byte for byte their REST twins' answers, on both eras", 
       // Charged calls change the usage report: it is compared with no charge in between.
       const free = name === "get_usage";
       for (const era of ["2025", "2026"] as const) {
-        const mcp = await callTool(app, key, era, name, args);
+        // detail: "full" is the REST answer; the default is its compact view (answer_size_test).
+        const mcp = await callTool(app, key, era, name, { ...args, detail: "full" });
         assert.equal(mcp.isError, undefined, mcp.text);
         assert.equal(mcp.text, restText, `${era}: the same bytes`);
         assert.deepEqual(mcp.structured, JSON.parse(restText));
@@ -104,7 +108,10 @@ dbTest(
         const rest = await (await testApp(db).get(`/api/v1/opportunities/${id}`, key)).text();
         assert.equal(rest, alone, "REST, first call");
         for (const era of ["2025", "2026"] as const) {
-          const mcp = await callTool(testApp(db), key, era, "get_opportunity", { id });
+          const mcp = await callTool(testApp(db), key, era, "get_opportunity", {
+            id,
+            detail: "full",
+          });
           assert.equal(mcp.isError, undefined, mcp.text);
           assert.equal(mcp.text, alone, `MCP ${era}, first call`);
         }
@@ -121,3 +128,18 @@ dbTest(
     });
   },
 );
+
+dbTest("an MCP default answer holds REST's fields=compact records", async (db) => {
+  const app = testApp(db);
+  await loadFixture(db.sql);
+  const { key } = await makeKey(db.sql, "business");
+  for (const era of ["2025", "2026"] as const) {
+    const rest = await (await app.get("/api/v1/opportunities?fields=compact&page_size=10", key))
+      .json();
+    const mcp = await callTool(app, key, era, "query_opportunities", {});
+    const structured = mcp.structured as Record<string, unknown>;
+    assert.deepEqual(structured.items, rest.items, era);
+    assert.equal(structured.total, rest.total);
+    assert.ok(!("monetization_model" in rest.items[0]), "REST trims with fields=compact");
+  }
+});

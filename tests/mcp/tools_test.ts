@@ -2,7 +2,7 @@
  * The hosted MCP endpoint (DECISIONS.md section 5) with the SDK's real Client over HTTP: the
  * service's handler is served on 127.0.0.1, so requests pass the real routing, key check and
  * transport exactly as in production. This file: the listing, and every tool answering what its
- * REST twin answers.
+ * REST twin answers (with `detail: "full"`).
  */
 import assert from "node:assert/strict";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -100,7 +100,11 @@ dbTest("MCP tools answer exactly what their REST twins answer", async (db, t) =>
     cost: 0 | 1,
     strip: (b: Record<string, unknown>) => Record<string, unknown> = (b) => b,
   ): Promise<Record<string, unknown>> {
-    const result = await client.callTool({ name, arguments: args }) as CallToolResult;
+    // detail: "full" is the REST answer (the default is its compact view: answer_size_test), at
+    // REST's page size (the list tools' default is 10).
+    const paged = "page_size" in args || !/^(query_opportunities|list_blog_posts)$/.test(name);
+    const full = { ...args, detail: "full", ...(paged ? {} : { page_size: 20 }) };
+    const result = await client.callTool({ name, arguments: full }) as CallToolResult;
     assert.notEqual(result.isError, true, JSON.stringify(result));
     const body = structured(result);
     assert.deepEqual(strip(body), strip(await restJson(app, restPath, restKey.key)));

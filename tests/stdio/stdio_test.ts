@@ -152,9 +152,10 @@ Deno.test({
               [{ category: "developer-tools", channel: undefined }, "?category=developer-tools"],
             ];
             for (const [args, query] of cases) {
+              // detail: "full" at REST's page size is the REST body; the default is compact.
               const result = await client.callTool({
                 name: "query_opportunities",
-                arguments: args,
+                arguments: { page_size: 20, ...args, detail: "full" },
               });
               assert.equal(result.isError, undefined, JSON.stringify(result));
               const expected = await rest(base, `/api/v1/opportunities${query}`, pro.key);
@@ -164,11 +165,39 @@ Deno.test({
             }
           });
 
+          await t.step("the default answer and instructions are the hosted tool's", async () => {
+            const hosted = new Client({ name: "stdio-test-hosted", version: "1.0.0" });
+            await hosted.connect(
+              new StreamableHTTPClientTransport(new URL(`${base}/mcp/`), {
+                requestInit: { headers: { "X-API-Key": pro.key } },
+              }),
+            );
+            try {
+              assert.equal(client.getInstructions(), hosted.getInstructions());
+              assert.match(client.getInstructions() ?? "", /Pro plan \(or Business\): query_/);
+              for (const args of [{}, { q: "invoice reminder" }]) {
+                const mine = await client.callTool({
+                  name: "query_opportunities",
+                  arguments: args,
+                });
+                const theirs = await hosted.callTool({
+                  name: "query_opportunities",
+                  arguments: args,
+                });
+                assert.deepEqual(structured(mine), structured(theirs));
+                const items = (structured(mine) as { items: Record<string, unknown>[] }).items;
+                assert.ok(items.length > 0 && !("monetization_model" in items[0]), "compact");
+              }
+            } finally {
+              await hosted.close();
+            }
+          });
+
           await t.step("get_opportunity answers what GET /opportunities/{id} answers", async () => {
             for (const name of ["opp-1", "opp-4"]) {
               const result = await client.callTool({
                 name: "get_opportunity",
-                arguments: { id: ids[name] },
+                arguments: { id: ids[name], detail: "full" },
               });
               assert.equal(result.isError, undefined, JSON.stringify(result));
               const expected = await rest(base, `/api/v1/opportunities/${ids[name]}`, pro.key);
@@ -189,8 +218,16 @@ Deno.test({
               );
               assert.deepEqual((await v2.listTools()).tools, v1Tools);
               const cases: [string, Record<string, unknown>, string][] = [
-                ["get_opportunity", { id: ids["opp-1"] }, `/api/v1/opportunities/${ids["opp-1"]}`],
-                ["query_opportunities", { min_score: 60 }, "/api/v1/opportunities?min_score=60"],
+                [
+                  "get_opportunity",
+                  { id: ids["opp-1"], detail: "full" },
+                  `/api/v1/opportunities/${ids["opp-1"]}`,
+                ],
+                [
+                  "query_opportunities",
+                  { min_score: 60, detail: "full" },
+                  "/api/v1/opportunities?min_score=60&page_size=10",
+                ],
               ];
               for (const [name, args, path] of cases) {
                 const result = await v2.callTool({ name, arguments: args });
