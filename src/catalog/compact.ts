@@ -24,7 +24,7 @@ export const ANSWER_BUDGET = 8_192;
 /** How much of an answer a caller asks for. */
 export const DetailSchema = z.object({
   detail: z.enum(["compact", "full"], "must be one of compact, full").default("compact")
-    .describe("compact: within 8 KB; full: every field"),
+    .describe("full: every field, uncut"),
 });
 export type Detail = z.infer<typeof DetailSchema>["detail"];
 
@@ -40,6 +40,14 @@ export const OPPORTUNITY_COMPACT = [
   "url",
 ] as const;
 
+// How tool descriptions say what a default answer holds and how to get more (src/mcp/tools.ts).
+/** An opportunity as a default answer lists it. */
+export const ITEM = OPPORTUNITY_COMPACT.filter((f) => f !== "similarity").join(", ");
+/** A default page. */
+export const PAGES = "10 a page (to 100) with total, remaining and next_cursor";
+/** How to ask for every field. */
+export const FULL = 'detail "full"';
+
 /** The fields a theme keeps in a compact answer. */
 export const THEME_COMPACT = [
   "id",
@@ -49,6 +57,7 @@ export const THEME_COMPACT = [
   "trend_direction",
   "trend_change",
   "trend_status",
+  "growth",
   "opportunity_count",
   "similarity",
   "url",

@@ -3,6 +3,7 @@
  * annotations and lists them after query_opportunities). Pure, like tools.ts: zod schemas only.
  */
 import { OPPORTUNITY_BRIEF, THEME_BRIEF } from "./listing.ts";
+import { FULL, PAGES } from "../catalog/compact.ts";
 import { SimilarListSchema } from "../catalog/similar_schemas.ts";
 import {
   IdeaMatchSchema,
@@ -19,9 +20,9 @@ export const SIMILAR_TOOLS = [
     title: "Similar opportunities",
     description: 'Answers "what else is like this?": the opportunities nearest to one by the ' +
       "rare words of their titles and descriptions, nearest first, each with a similarity from 0 " +
-      "to 1 (1.0 the same idea, below 0.5 not about the same thing); at most 100, in pages, items " +
-      `as query_opportunities lists them. ${PRO}; 1 call when found, nothing when the id is ` +
-      "unknown.",
+      "to 1 (below 0.5 not the same thing), at most 100, items as " +
+      `query_opportunities lists them; ${PAGES}; ${FULL}: every field. ${PRO}; 1 call when ` +
+      "found, nothing when the id is unknown.",
     tier: "pro",
     inputSchema: SimilarQuerySchema,
     outputSchema: SimilarListSchema,
@@ -35,11 +36,12 @@ export const SIMILAR_TOOLS = [
   {
     name: "match_idea",
     title: "Match an idea",
-    description: 'Answers "here is my idea, what is near it?": up to `limit` nearest themes ' +
-      "(as list_trending_themes lists them) and opportunities (as query_opportunities, with " +
-      "competitors), each with a similarity from 0 to 1 (1.0 the same idea), the words matched " +
+    description: 'Answers "here is my idea, what is near it?": up to `limit` (default 5) ' +
+      "nearest themes (as list_trending_themes lists them) and opportunities (as " +
+      `query_opportunities; ${FULL}: every field, with competitors), each with a similarity ` +
+      "from 0 to 1 (1.0 the same idea), the words matched " +
       "and unmatched_terms (the idea's words nothing in the catalogue holds). Confidence below " +
-      '0.5: nothing addresses the idea: say so ("nothing on dentists") or use a suggestion. ' +
+      "0.5: nothing addresses the idea: say so or use a suggestion. " +
       `${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: IdeaQuerySchema,

@@ -36,7 +36,7 @@ import {
   THEME_BRIEF,
 } from "./listing.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
-import { COMPACT, DetailSchema, TOOL_DEFAULTS } from "../catalog/compact.ts";
+import { COMPACT, DetailSchema, FULL, ITEM, PAGES, TOOL_DEFAULTS } from "../catalog/compact.ts";
 import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
   WatchCreateSchema,
@@ -108,6 +108,8 @@ const CONFIDENCE = "With q (read by meaning; read_as: what it became, ignored_te
 
 const PRO = "Requires the Pro plan (or Business)";
 
+const CUT = `Texts are cut to fit 8 KB (truncated: true); ${FULL} gives them whole.`;
+
 // Descriptions are read by models: say what comes back and how much of it (every answer is
 // bounded), when to call it, and what it costs. A field's meaning is said once: in its input
 // schema when it is a parameter, here when it is part of the answer.
@@ -116,9 +118,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_overview",
     title: "Market overview",
-    description: "Start here. Returns every category (slug, name, description, theme and " +
-      "opportunity counts), the five themes trending up fastest, and totals. Their slugs are " +
-      `what other tools filter by. ${FREE}; 1 call.`,
+    description: "Start here. Returns every category (slug, name, theme and opportunity " +
+      "counts, url), the five themes trending up fastest (as list_trending_themes) and totals; " +
+      `slugs are what other tools filter by. ${FULL} adds descriptions. ${FREE}; 1 call.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: OverviewSchema,
@@ -129,11 +131,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_opportunity",
     title: "Opportunity details",
-    description: "Returns one validated business opportunity by id: description, scores " +
-      "(score 0-100; pain, willingness to pay, difficulty, sustainability 0-10), a " +
-      "Build/Validate/Skip recommendation, audience, monetization, market size, key features, " +
-      "competitors, differentiation, risks, up to 5 scrubbed community quotes as evidence and " +
-      `the related article's URL. ${FREE}; 1 call when found, nothing when the id is unknown.`,
+    description: "Returns one opportunity by id: description, scores (score 0-100; pain, " +
+      "willingness to pay, difficulty, sustainability 0-10), Build/Validate/Skip verdict, " +
+      "audience, monetization, market size, features, competitors, differentiation, risks, up " +
+      `to 5 scrubbed quotes as evidence, the related article's URL. ${CUT} ${FREE}; 1 call ` +
+      "when found, nothing when the id is unknown.",
     tier: "free",
     inputSchema: OpportunityIdSchema,
     outputSchema: OpportunityDetailSchema,
@@ -144,9 +146,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "list_blog_posts",
     title: "List blog articles",
     description: "Lists published research articles, newest first, those matching q if given " +
-      "(match: any when none holds every word): title, excerpt, tags, public URL, related " +
-      `opportunity id. Pages of at most 100, with a total and a next_cursor. ${FREE}; free of ` +
-      "charge.",
+      "(match: any when none holds every word): slug, title, url, date, related opportunity " +
+      `id; ${PAGES}. ${FULL} adds excerpts and tags. ${FREE}; free of charge.`,
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
@@ -156,8 +157,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_blog_post",
     title: "Read a blog article",
-    description: "Returns one published article by slug with its whole Markdown body (at most " +
-      `1,000,000 characters). ${FREE}; free of charge.`,
+    description: "Returns one published article by slug with its Markdown body. " +
+      `${CUT.replace("whole", "whole (up to 1,000,000 characters)")} ${FREE}; free of charge.`,
     tier: "free",
     inputSchema: BlogSlugSchema,
     outputSchema: BlogPostSchema,
@@ -168,9 +169,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "query_opportunities",
     title: "Search opportunities",
     description: "Searches business opportunities mined from community discussions by " +
-      "question or keywords and filters: list items (no evidence), pages of at most 100 with " +
-      "total, next_cursor and match; get_opportunity has the " +
-      `full record. ${PRO}; 1 call. ${CONFIDENCE}`,
+      `question or keywords and filters. Items: ${ITEM}; ${PAGES} and match. ${FULL} gives ` +
+      "every list field (about 1 KB an item); get_opportunity the whole record. " +
+      `${PRO}; 1 call. ${CONFIDENCE}`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
     outputSchema: OpportunityListSchema,
@@ -186,8 +187,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "list_trending_themes",
     title: "Trending themes",
     description: "Lists up to 50 market themes whose mentions are rising fastest over a window, " +
-      "or the themes of one lifecycle status, each with its trend, status, growth per window, " +
-      `mention and opportunity counts. Then get_theme or get_theme_history. ${PRO}; 1 call.`,
+      "or the themes of one lifecycle status: slug, name, category, trend, status, growth per " +
+      `window, opportunity count, url. ${FULL} adds summaries and mentions. Then get_theme or ` +
+      `get_theme_history. ${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: TrendingQuerySchema,
     outputSchema: TrendingThemesSchema,
@@ -214,7 +216,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Quota and usage",
     description: "Returns the monthly quota used and left, when it resets, and the calls per " +
       "API key or app, per UTC day (at most 31) and per surface (REST, MCP). " +
-      `${FREE}; free of charge, and it answers even when the quota is used up.`,
+      `${FREE}; free of charge, even when the quota is used up.`,
     tier: "free",
     inputSchema: UsageQuerySchema,
     outputSchema: UsageReportSchema,
@@ -269,7 +271,7 @@ export interface WatchToolDefinition {
   outputBriefs?: OutputBriefs;
 }
 
-const WATCH_COST = "Every plan; free of charge; an OAuth app needs the watches scope";
+const WATCH_COST = "Every plan; free; an OAuth app needs the watches scope";
 
 /** The watch tools, listed after TOOLS by the hosted endpoint (not by the stdio package). */
 export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
@@ -277,10 +279,9 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
     name: "create_watch",
     title: "Create a watch",
     description: "Saves a search (the query_opportunities filters) that delivers the " +
-      "opportunities newly matching it after every import, from now on: webhook events, an " +
-      "e-mail digest and/or a private Atom feed. The answer (the watch as list_watches shows " +
-      "it) gives the webhook secret and the feed URL once: keep them. Free: 1 watch, e-mail " +
-      `and feed only; Pro 10; Business 50. ${WATCH_COST}.`,
+      "opportunities newly matching it after every import: webhook events, an e-mail digest " +
+      "and/or a private Atom feed. The answer gives the webhook secret and the feed URL once: " +
+      `keep them. Free: 1 watch, e-mail and feed only; Pro 10; Business 50. ${WATCH_COST}.`,
     tier: "free",
     inputSchema: WatchCreateSchema,
     outputSchema: WatchWithSecretsSchema,
