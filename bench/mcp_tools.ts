@@ -20,7 +20,8 @@ Usage: deno run -A bench/mcp_tools.ts --database-url URL [flags]
 
 Every MCP tool answered by the service in this process on an existing, migrated PostgreSQL
 database (a copy: the run adds an account, a key and a watch). Prints a Markdown section: per case
-the first answer's time, the median and worst of the repeats, the answer's size and its outcome;
+the first answer's time, the median and worst of the repeats, the size of its tools/call result
+in bytes (text and structured content together) and its outcome;
 FAIL when any answer takes 3 s or more or is not the expected kind.
 
 Flags:
@@ -42,7 +43,8 @@ interface Case {
 interface Timed {
   ms: number;
   status: number;
-  chars: number;
+  /** Bytes of the tools/call result as sent (text and structured content together). */
+  bytes: number;
   outcome: string;
   body: Record<string, unknown>;
 }
@@ -96,12 +98,14 @@ async function main(): Promise<void> {
     const ms = performance.now() - started;
     let body: Record<string, unknown> = {};
     let outcome = `HTTP ${res.status}`;
+    let bytes = 0;
     if (res.status === 200) {
       const result = JSON.parse(text).result ?? {};
       body = result.structuredContent ?? {};
       outcome = result.isError ? String(body.error) : "ok";
+      bytes = new TextEncoder().encode(JSON.stringify(result)).length;
     }
-    return { ms, status: res.status, chars: text.length, outcome, body };
+    return { ms, status: res.status, bytes, outcome, body };
   }
 
   try {
@@ -166,7 +170,7 @@ async function main(): Promise<void> {
       lines.push(
         `| \`${c.name}\` | \`${JSON.stringify(c.args)}\` | ${first.ms.toFixed(1)} | ` +
           `${again.length ? median(again.map((t) => t.ms)).toFixed(1) : "-"} | ` +
-          `${worst.toFixed(1)} | ${first.chars.toLocaleString("en-US")} | ` +
+          `${worst.toFixed(1)} | ${first.bytes.toLocaleString("en-US")} | ` +
           `${wrong ? wrong.outcome : expected} | ${pass ? "PASS" : "FAIL"} |`,
       );
     };
@@ -210,7 +214,7 @@ async function main(): Promise<void> {
       `${load}. Times in ms from the request to the last byte over loopback HTTP; the first call ` +
       `of a case is a cache miss, the ${repeat} after it may be cached.`,
       "",
-      "| Tool | Arguments | First | Median again | Worst | Answer (chars) | Outcome | < 3 s |",
+      "| Tool | Arguments | First | Median again | Worst | Result (bytes) | Outcome | < 3 s |",
       "|---|---|---:|---:|---:|---:|---|---|",
       ...lines,
       "",
