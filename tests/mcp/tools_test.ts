@@ -27,7 +27,15 @@ dbTest("MCP initialize and tools/list: ten described tools, free of charge", asy
   try {
     await t.step("initialize names the server and gives instructions", () => {
       assert.equal(client.getServerVersion()?.name, "oppintel");
-      assert.match(client.getInstructions() ?? "", /get_overview/);
+      const instructions = client.getInstructions() ?? "";
+      assert.match(instructions, /get_overview/);
+      // Every tool's plan is named: the Pro sentence lists exactly the Pro tools.
+      const pro = /Pro plan \(or Business\): ([a-z_, ]+)\./.exec(instructions)?.[1].split(", ");
+      assert.deepEqual(pro?.sort(), [...PRO_TOOLS].sort());
+      for (const name of [...FREE_TOOLS, ...WATCH_TOOLS]) {
+        assert.match(instructions, new RegExp(name));
+      }
+      assert.match(instructions, /detail: "full"/);
       assert.ok(client.getServerCapabilities()?.tools);
     });
     const { tools } = await client.listTools();
