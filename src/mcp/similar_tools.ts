@@ -21,7 +21,8 @@ export const SIMILAR_TOOLS = [
     description: 'Answers "what else is like this?": the opportunities nearest to one by the ' +
       "rare words of their titles and descriptions, nearest first, each with a similarity from 0 " +
       "to 1 (below 0.5 not the same thing), at most 100, items as " +
-      `query_opportunities lists them; ${PAGES}; ${FULL}: every field. ${PRO}; 1 call when ` +
+      `query_opportunities lists them; ${PAGES}; ${FULL}: every field (1.5 KB an item). ${PRO}; ` +
+      "1 call when " +
       "found, nothing when the id is unknown.",
     tier: "pro",
     inputSchema: SimilarQuerySchema,
@@ -38,7 +39,8 @@ export const SIMILAR_TOOLS = [
     title: "Match an idea",
     description: 'Answers "here is my idea, what is near it?": up to `limit` (default 5) ' +
       "nearest themes (as list_trending_themes lists them) and opportunities (as " +
-      `query_opportunities; ${FULL}: every field, with competitors), each with a similarity ` +
+      `query_opportunities; ${FULL}: every field, with competitors, 2 KB a pair), each with a ` +
+      "similarity " +
       "from 0 to 1 (1.0 the same idea), the words matched " +
       "and unmatched_terms (the idea's words nothing in the catalogue holds). Confidence below " +
       "0.5: nothing addresses the idea: say so or use a suggestion. " +

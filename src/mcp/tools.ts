@@ -120,7 +120,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Market overview",
     description: "Start here. Returns every category (slug, name, theme and opportunity " +
       "counts, url), the five themes trending up fastest (as list_trending_themes) and totals; " +
-      `slugs are what other tools filter by. ${FULL} adds descriptions. ${FREE}; 1 call.`,
+      `slugs are what other tools filter by. ${FULL} adds descriptions (8 KB more). ${FREE}; 1 call.`,
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: OverviewSchema,
@@ -147,7 +147,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "List blog articles",
     description: "Lists published research articles, newest first, those matching q if given " +
       "(match: any when none holds every word): slug, title, url, date, related opportunity " +
-      `id; ${PAGES}. ${FULL} adds excerpts and tags. ${FREE}; free of charge.`,
+      `id; ${PAGES}. ${FULL} adds excerpts and tags (0.4 KB an item). ${FREE}; free of charge.`,
     tier: "free",
     inputSchema: BlogQuerySchema,
     outputSchema: BlogListSchema,
@@ -170,7 +170,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Search opportunities",
     description: "Searches business opportunities mined from community discussions by " +
       `question or keywords and filters. Items: ${ITEM}; ${PAGES} and match. ${FULL} gives ` +
-      "every list field (about 1 KB an item); get_opportunity the whole record. " +
+      "every list field (1.5 KB an item); get_opportunity the whole record. " +
       `${PRO}; 1 call. ${CONFIDENCE}`,
     tier: "pro",
     inputSchema: OpportunityQuerySchema,
@@ -188,7 +188,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Trending themes",
     description: "Lists up to 50 market themes whose mentions are rising fastest over a window, " +
       "or the themes of one lifecycle status: slug, name, category, trend, status, growth per " +
-      `window, opportunity count, url. ${FULL} adds summaries and mentions. Then get_theme or ` +
+      `window, opportunity count, url. ${FULL} adds summaries and mentions (0.4 KB a theme). ` +
+      "Then get_theme or " +
       `get_theme_history. ${PRO}; 1 call.`,
     tier: "pro",
     inputSchema: TrendingQuerySchema,
