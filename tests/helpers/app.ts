@@ -44,6 +44,22 @@ export function mcpPost(
   );
 }
 
+/** REST's defaults where a tool's differ (src/catalog/compact.ts TOOL_DEFAULTS). */
+const REST_DEFAULTS: Record<string, Record<string, number>> = {
+  query_opportunities: { page_size: 20 },
+  find_similar_opportunities: { page_size: 20 },
+  list_blog_posts: { page_size: 20 },
+  match_idea: { limit: 10 },
+};
+
+/**
+ * The arguments under which a tool answers exactly its REST twin's body: `detail: "full"` and
+ * REST's defaults for what `args` leaves out (by default a tool answers the compact view).
+ */
+export function restTwinArgs(name: string, args: Record<string, unknown>): Record<string, unknown> {
+  return { ...REST_DEFAULTS[name], ...args, detail: "full" };
+}
+
 /** Calls MCP tool `name` with `args` over HTTP (status 200 asserted); returns the JSON-RPC result. */
 export async function callTool(
   app: TestApp,

@@ -197,9 +197,10 @@ dbTest("MCP stateless JSON: no session id, JSON body, quota headers", async (db)
       items: [],
       total: 0,
       page: 1,
-      page_size: 20,
+      page_size: 10,
       match: "all",
       next_cursor: null,
+      remaining: 0,
     });
   } finally {
     await served.close();

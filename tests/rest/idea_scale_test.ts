@@ -9,7 +9,7 @@ import { importLines } from "../../src/ingest/import.ts";
 import { IdeaMatchSchema, SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
 import { catalogueLines } from "../helpers/catalogue_lines.ts";
-import { makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
+import { makeKey, mcpPost, restTwinArgs, type TestApp, testApp } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 // external_id, theme, title, description
@@ -174,7 +174,7 @@ dbTest("idea match: unmatched_terms names the words nothing holds", async (db, t
     const res = await mcpPost(app, key, {
       id: 1,
       method: "tools/call",
-      params: { name: "match_idea", arguments: { text } },
+      params: { name: "match_idea", arguments: restTwinArgs("match_idea", { text }) },
     });
     const { result } = await res.json();
     assert.deepEqual(result.structuredContent, rest.body);

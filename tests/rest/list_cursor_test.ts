@@ -6,7 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { callTool, loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import {
+  callTool,
+  loadFixture,
+  makeKey,
+  restTwinArgs,
+  type TestApp,
+  testApp,
+  usedOf,
+} from "../helpers/app.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { MAX_PAGE_DEPTH } from "../../src/catalog/cursor.ts";
@@ -223,7 +231,8 @@ dbTest(
     const app = testApp(db);
     await loadFixture(db.sql);
     const { key, accountId } = await makeKey(db.sql, "pro");
-    const call = (args: Record<string, unknown>) => callTool(app, key, "query_opportunities", args);
+    const call = (args: Record<string, unknown>) =>
+      callTool(app, key, "query_opportunities", restTwinArgs("query_opportunities", args));
     const first = await call({ online_only: false, page_size: 2 });
     assert.equal(first.isError, undefined, JSON.stringify(first.structuredContent));
     const cursor = first.structuredContent.next_cursor;

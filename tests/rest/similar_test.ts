@@ -9,7 +9,7 @@ import { SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
 import { IdeaMatchSchema } from "../../src/catalog/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
 import { catalogueLines } from "../helpers/catalogue_lines.ts";
-import { makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { makeKey, mcpPost, restTwinArgs, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 const THEMES = [["invoices", "Late invoice chasing", "up"], [
@@ -87,7 +87,7 @@ async function mcp(app: TestApp, key: string, name: string, args: Record<string,
   const res = await mcpPost(app, key, {
     id: 1,
     method: "tools/call",
-    params: { name, arguments: args },
+    params: { name, arguments: restTwinArgs(name, args) },
   });
   assert.equal(res.status, 200);
   const { result } = await res.json();

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { callTool, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { callTool, makeKey, restTwinArgs, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Sql } from "../../src/db/open.ts";
 
@@ -190,7 +190,8 @@ dbTest("GET /api/v1/opportunities filters and sorts by the sub-scores", async (d
   });
 
   await t.step("MCP query_opportunities takes the same arguments", async () => {
-    const call = (args: Record<string, unknown>) => callTool(app, key, "query_opportunities", args);
+    const call = (args: Record<string, unknown>) =>
+      callTool(app, key, "query_opportunities", restTwinArgs("query_opportunities", args));
     const args = {
       online_only: false,
       min_willingness_to_pay: 5,

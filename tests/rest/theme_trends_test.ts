@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import {
+  loadFixture,
+  makeKey,
+  mcpPost,
+  restTwinArgs,
+  type TestApp,
+  testApp,
+  usedOf,
+} from "../helpers/app.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { ThemeDetailSchema, TrendingThemesSchema } from "../../src/catalog/schemas.ts";
 import { ThemeHistorySchema } from "../../src/catalog/trend_schemas.ts";
@@ -29,7 +37,7 @@ async function tool(app: TestApp, key: string, name: string, args: Record<string
   const res = await mcpPost(app, key, {
     id: 1,
     method: "tools/call",
-    params: { name, arguments: args },
+    params: { name, arguments: restTwinArgs(name, args) },
   });
   assert.equal(res.status, 200);
   return (await res.json()).result as {
