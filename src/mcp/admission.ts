@@ -83,7 +83,7 @@ export class Exchange {
     const { caller } = call.admission;
     this.usage = usageAfterRefund(
       caller.usage,
-      await refund(this.deps.sql, caller, call.at, "mcp"),
+      await refund(this.deps.sql, caller, call.at, "mcp", call.admission.fingerprint),
     );
   }
 
@@ -116,6 +116,7 @@ async function admitTool(
     at,
     "mcp",
     prepared.prefetch,
+    prepared.call,
   );
   return { name: tool.name, prepared, admission, at };
 }

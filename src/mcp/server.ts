@@ -97,7 +97,7 @@ async function callTool(
         ? await belowPlan!(caller.dataVersion)
         : await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
       if (charged) exchange.charged = true;
-      return toolResult(body as Record<string, unknown>, false);
+      return withQuotaMeta(toolResult(body as Record<string, unknown>, false), caller, charged);
     } catch (error) {
       await exchange.refund(call);
       throw error;
@@ -107,6 +107,20 @@ async function callTool(
     withUpgradeUrl(error, exchange.deps.context.publicBaseUrl);
     return toolFailure(error, { tool: tool.name, keyPrefix: caller.keyPrefix, requestId });
   }
+}
+
+/** The `_meta` key of a tool result's quota (reverse-DNS, as `io.modelcontextprotocol/...`). */
+export const QUOTA_META = "com.example.oppintel/quota";
+
+/**
+ * A successful result with what its call took of the quota in `_meta` (the X-Quota-* headers
+ * as values, and `charged`: 1, or 0 for a repeat or a free tool), since an MCP client shows the
+ * model the result, not the HTTP headers.
+ */
+function withQuotaMeta(result: CallToolResult, caller: Caller, charged?: boolean): CallToolResult {
+  const { used, limit, remaining, reset_at } = caller.usage;
+  const quota = { charged: charged ? 1 : 0, used, limit, remaining, reset_at };
+  return { ...result, _meta: { ...result._meta, [QUOTA_META]: quota } };
 }
 
 /**
