@@ -23,7 +23,13 @@ import { refundQuota, type Surface } from "./usage.ts";
 import { admissionGroups, type GroupRow } from "./admission_group.ts";
 import { chargeUpdate, planLimit, planRank } from "./counter_sql.ts";
 import { isAccessTokenShaped } from "../accounts/keys.ts";
-import { fingerprintOf, forgetCall, forgetOldCalls, REPEAT_WINDOW_MS } from "./repeats.ts";
+import {
+  ADMISSION_RACED,
+  fingerprintOf,
+  forgetCall,
+  forgetOldCalls,
+  REPEAT_WINDOW_MS,
+} from "./repeats.ts";
 
 /** What an operation needs and costs. */
 export interface Operation {
@@ -118,9 +124,6 @@ type AdmitRow = GroupRow & {
   repeat?: boolean;
 };
 
-/** The SQLSTATE of admission_raced() (sql/0025_call_repeats.sql). */
-const RACED = "OI049";
-
 /** Statements admit runs again after a race for the last unit before it stops claiming. */
 const RACE_TRIES = 3;
 
@@ -193,11 +196,17 @@ export async function admit(
     from k`;
     return row;
   };
-  const claimed = (fp: string) => admitClaimed(sql, keyRows, { operation, fp, now, period });
+  // A call that may repeat another is claimed with its charge (admitClaimed).
+  const single = fingerprint
+    ? () =>
+      withRetries(
+        () => admitClaimed(sql, keyRows, { operation, fp: fingerprint, now, period }),
+        alone,
+      )
+    : alone;
   // A call that needs only its key, plan and quota may go with others (admission_group.ts);
-  // an OAuth token is looked up alone (its expiry and grant), and so is a call that may repeat
-  // another (its claim is written with its charge).
-  const groupable = !existence && !prefetch && !isAccessTokenShaped(rawKey!) && !fingerprint;
+  // an OAuth token is looked up alone (its expiry and grant).
+  const groupable = !existence && !prefetch && !isAccessTokenShaped(rawKey!);
   const row: AdmitRow | undefined = groupable
     ? await admissionGroups(sql).admit({
       hash,
@@ -205,10 +214,9 @@ export async function admit(
       cost: operation.cost,
       need: PLAN_RANK[operation.plan],
       now,
-    }, alone)
-    : fingerprint
-    ? await withRetries(() => claimed(fingerprint), alone)
-    : await alone();
+      fp: fingerprint,
+    }, single)
+    : await single();
   if (!row) throw unknownCredential(rawKey!);
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
@@ -219,7 +227,8 @@ export async function admit(
   }
   if (!row.found) return { caller, refusal: existence!.notFound() };
   if (operation.cost === 0) return { caller };
-  if (row.repeat) return { caller, repeat: true };
+  // A repeat's answer is read as the first one was: with the prefetch's rows when there is one.
+  if (row.repeat) return { caller, repeat: true, ...(prefetch ? { fetched: row.fetched } : {}) };
   if (!row.charged) {
     const { used, limit: max, reset_at } = caller.usage;
     return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
@@ -247,7 +256,7 @@ async function withRetries(
     try {
       return await claimed();
     } catch (error) {
-      if ((error as { code?: string }).code !== RACED) throw error;
+      if ((error as { code?: string }).code !== ADMISSION_RACED) throw error;
     }
   }
   return await alone();

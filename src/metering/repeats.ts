@@ -12,6 +12,9 @@ import type { Sql } from "../db/open.ts";
 /** Parameters that change only the presentation of an answer, never what it says: not hashed. */
 export const PRESENTATION_PARAMS: readonly string[] = ["detail", "fields"];
 
+/** The SQLSTATE of admission_raced() (sql/0025_call_repeats.sql). */
+export const ADMISSION_RACED = "OI049";
+
 /** How long a charged call makes its repeats free. */
 export const REPEAT_WINDOW_MS = 24 * 60 * 60 * 1000;
 

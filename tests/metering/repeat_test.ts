@@ -4,7 +4,8 @@
  * version within 24 hours, is not charged again, on REST and MCP alike; an export always is.
  */
 import assert from "node:assert/strict";
-import { dbTest } from "../helpers/db.ts";
+import { dbTest, type TestDb } from "../helpers/db.ts";
+import { admissionGroups } from "../../src/metering/admission_group.ts";
 import {
   BASE,
   bumpDataVersion,
@@ -229,9 +230,32 @@ dbTest("a refunded admission gives its claim back", async (db) => {
   assert.equal(await usedOf(db.sql, accountId), 1);
 });
 
+/** Many distinct calls of one account, each `copies` times, and another account's, at once. */
+async function concurrentCalls(db: TestDb, options: { grouped: boolean }) {
+  const groups = admissionGroups(db.sql);
+  const before = { ...groups.stats };
+  // Past this many admissions at once, calls go in groups; so high, every call goes alone.
+  const inFlight = groups.inFlight;
+  if (!options.grouped) groups.inFlight = 10_000;
+  try {
+    await exactlyR(db);
+  } finally {
+    groups.inFlight = inFlight;
+  }
+  assert.equal(groups.stats.groups > before.groups, options.grouped, "went in groups or alone");
+}
+
 dbTest(
   "with R calls left, exactly R new calls succeed while their repeats pass free",
-  async (db) => {
+  async (db, t) => {
+    await t.step("in groups", () => concurrentCalls(db, { grouped: true }));
+    await t.step("alone", () => concurrentCalls(db, { grouped: false }));
+  },
+  { max: 4 },
+);
+
+async function exactlyR(db: TestDb) {
+  {
     const { key, accountId } = await makeKey(db.sql, "pro");
     const other = await makeKey(db.sql, "pro");
     const left = 5;
@@ -299,9 +323,8 @@ dbTest(
     const [row] = await db.sql<{ repeats: number }[]>`
       select repeats from usage_counters where account_id = ${accountId}`;
     assert.equal(row.repeats, left * (copies - 1));
-  },
-  { max: 4 },
-);
+  }
+}
 
 dbTest("usage shows repeats apart, on REST and in get_usage", async (db) => {
   const app = testApp(db);
