@@ -26,6 +26,8 @@ import { PLAN_LIMITS } from "../../src/platform/plans.ts";
 import { QuotaExceededError } from "../../src/platform/errors.ts";
 import { QUOTA_META } from "../../src/mcp/server.ts";
 import { importLines } from "../../src/ingest/import.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
+import { Browser, signUp, webTestApp } from "../helpers/web.ts";
 import { OPPORTUNITY, version } from "../helpers/imports.ts";
 
 /** A REST GET: status, X-Quota-Used and X-Quota-Charged (the body read to its end). */
@@ -343,6 +345,24 @@ dbTest("usage shows repeats apart, on REST and in get_usage", async (db) => {
   });
   const { result } = await viaMcp.json();
   assert.deepEqual([result.structuredContent.used, result.structuredContent.repeats], [1, 3]);
+});
+
+dbTest("the account page shows the month's repeats apart", async (db) => {
+  const web = webTestApp(db);
+  await loadFixture(db.sql);
+  const browser = new Browser(web);
+  await signUp(browser, "repeats@example.com");
+  const { key } = await createApiKey(db.sql, { email: "repeats@example.com", name: "agent" });
+  for (let i = 0; i < 3; i++) {
+    const res = await web.handler(
+      new Request(`${web.base}/api/v1/overview`, { headers: { "X-API-Key": key } }),
+    );
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  const { text } = await browser.get("/account");
+  const repeats = /<p id="usage-repeats">([\s\S]*?)<\/p>/.exec(text)?.[1] ?? "";
+  assert.match(repeats, /Repeats answered free: <strong>2<\/strong>/);
 });
 
 Deno.test("callText: sorted keys, presentation parameters left out", async () => {
