@@ -43,13 +43,33 @@ async function rest(app: TestApp, key: string, path: string) {
   };
 }
 
-/** An MCP tools/call: X-Quota-Used, and the result's quota `_meta`. */
-async function mcp(app: TestApp, key: string, name: string, args: Record<string, unknown>) {
+const MODERN = "2026-07-28";
+
+/** The envelope of a 2026-07-28 tools/call: its `_meta` and its headers. */
+function modern(name: string) {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "repeat-test", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const headers = { "Mcp-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name };
+  return { meta, headers };
+}
+
+/** An MCP tools/call (2025 stateless, or 2026-07-28): X-Quota-Used, and the quota `_meta`. */
+async function mcp(
+  app: TestApp,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+  era: "2025" | "2026" = "2025",
+) {
+  const envelope = era === "2026" ? modern(name) : undefined;
   const res = await mcpPost(app, key, {
     id: 1,
     method: "tools/call",
-    params: { name, arguments: args },
-  });
+    params: { name, arguments: args, ...(envelope ? { _meta: envelope.meta } : {}) },
+  }, envelope?.headers);
   assert.equal(res.status, 200);
   const { result } = await res.json();
   assert.ok(!result.isError, JSON.stringify(result));
@@ -88,6 +108,9 @@ dbTest("the same call twice charges once: REST twice, MCP twice, REST then MCP",
     assert.deepEqual([first.used, first.meta.charged, first.meta.used], [2, 1, 2]);
     const second = await mcp(app, key, "get_opportunity", args);
     assert.deepEqual([second.used, second.meta.charged, second.meta.used], [2, 0, 2]);
+    // The 2026-07-28 era carries the same `_meta` beside the SDK's own keys.
+    const newer = await mcp(app, key, "get_opportunity", args, "2026");
+    assert.deepEqual([newer.used, newer.meta.charged, newer.meta.used], [2, 0, 2]);
     // And REST after MCP.
     const third = await rest(app, key, `/api/v1/opportunities/${ids["opp-1"]}`);
     assert.deepEqual([third.status, third.used, third.charged], [200, 2, "0"]);
