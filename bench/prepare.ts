@@ -201,6 +201,11 @@ export function quotaKeeper(url: string): {
       const [{ daily }] = await sql<{ daily: boolean }[]>`
         select to_regclass('usage_daily') is not null as daily`;
       if (daily) await sql`delete from usage_daily where account_id = any(${ids}::int[])`;
+      // Claims of calls (sql/0025): a run starts with none, so that its first call of each
+      // (key, URL) is charged and the same URL again is a repeat, as in every run.
+      const [{ claims }] = await sql<{ claims: boolean }[]>`
+        select to_regclass('call_repeats') is not null as claims`;
+      if (claims) await sql`delete from call_repeats where account_id = any(${ids}::int[])`;
       await sql.unsafe(`vacuum usage_counters, api_keys${daily ? ", usage_daily" : ""}`);
     },
     startLoop() {

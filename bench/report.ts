@@ -327,8 +327,10 @@ export function renderResults(r: Results, findings?: string): string {
       "like the service). static: bench/baseline_static.ts (constant JSON).",
     "- Quota: the bench accounts' counters are deleted before each run and zeroed every 20 ms " +
       "during it once past 200, so that no run meets 429 while the service still checks and " +
-      "charges every call. Before each run the tables the service writes (usage_counters, " +
-      "api_keys) are vacuumed" +
+      "charges every call (since issue 49 the same URL again by the same key within a run is a " +
+      "repeat: not charged, counted on the same counter row; claims are deleted before each " +
+      "run). Before each run the tables the service writes (usage_counters, api_keys) are " +
+      "vacuumed" +
       (r.autovacuum === "off"
         ? " (autovacuum is **off** on this server: without that, dead counter versions pile " +
           "up from run to run)."

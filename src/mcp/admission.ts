@@ -84,7 +84,7 @@ export class Exchange {
     const { caller } = call.admission;
     this.usage = usageAfterRefund(
       caller.usage,
-      await refund(this.deps.sql, caller, call.at, "mcp"),
+      await refund(this.deps.sql, caller, call.at, "mcp", call.admission.fingerprint),
     );
   }
 
@@ -123,6 +123,7 @@ async function admitTool(
     at,
     "mcp",
     prepared.prefetch,
+    prepared.call,
   );
   return { name: tool.name, prepared, admission, at };
 }

@@ -98,10 +98,8 @@ async function callTool(
         : await call.prepared.work(caller.dataVersion, caller, call.admission.fetched);
       if (charged) exchange.charged = true;
       const { detail } = takesDetail(tool) ? parseInput(DetailSchema, args) : COMPACTLY;
-      return toolResult(
-        shapeAnswer(tool.operation, body as Record<string, unknown>, detail),
-        false,
-      );
+      const shaped = shapeAnswer(tool.operation, body as Record<string, unknown>, detail);
+      return withQuotaMeta(toolResult(shaped, false), caller, charged);
     } catch (error) {
       await exchange.refund(call);
       throw error;
@@ -111,6 +109,20 @@ async function callTool(
     withUpgradeUrl(error, exchange.deps.context.publicBaseUrl);
     return toolFailure(error, { tool: tool.name, keyPrefix: caller.keyPrefix, requestId });
   }
+}
+
+/** The `_meta` key of a tool result's quota (reverse-DNS, as `io.modelcontextprotocol/...`). */
+export const QUOTA_META = "com.example.oppintel/quota";
+
+/**
+ * A successful result with what its call took of the quota in `_meta` (the X-Quota-* headers
+ * as values, and `charged`: 1, or 0 for a repeat or a free tool), since an MCP client shows the
+ * model the result, not the HTTP headers.
+ */
+function withQuotaMeta(result: CallToolResult, caller: Caller, charged?: boolean): CallToolResult {
+  const { used, limit, remaining, reset_at } = caller.usage;
+  const quota = { charged: charged ? 1 : 0, used, limit, remaining, reset_at };
+  return { ...result, _meta: { ...result._meta, [QUOTA_META]: quota } };
 }
 
 /**

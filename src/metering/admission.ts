@@ -3,7 +3,9 @@
  * price, and the admission statement that finds the caller (accounts/credentials.ts), checks the
  * plan and what must exist, and charges the quota in one statement (admit), shared by the REST
  * handlers and the MCP tools so that both surfaces draw on one counter under one set of rules
- * (docs/DECISIONS.md sections 1-3); refund gives back the charge of an answer that failed.
+ * (docs/DECISIONS.md sections 1-3); refund gives back the charge of an answer that failed. The same
+ * call twice is charged once (issue 49): a call with a fingerprint (repeats.ts) is claimed in the
+ * same statement as its charge, and a repeat of a claimed call is answered free.
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
@@ -21,6 +23,13 @@ import { refundQuota, type Surface } from "./usage.ts";
 import { admissionGroups, type GroupRow } from "./admission_group.ts";
 import { chargeUpdate, planLimit, planRank } from "./counter_sql.ts";
 import { isAccessTokenShaped } from "../accounts/keys.ts";
+import {
+  ADMISSION_RACED,
+  fingerprintOf,
+  forgetCall,
+  forgetOldCalls,
+  REPEAT_WINDOW_MS,
+} from "./repeats.ts";
 
 /** What an operation needs and costs. */
 export interface Operation {
@@ -102,12 +111,21 @@ export interface Admission {
   charged?: boolean;
   /** The value of admit's `prefetch` when it was given and the call was charged. */
   fetched?: unknown;
+  /** True when the call is a repeat of a call charged before: answered free. */
+  repeat?: boolean;
+  /** The fingerprint a charged call claimed (given back with its charge by refund). */
+  fingerprint?: string;
 }
 
 type AdmitRow = GroupRow & {
   /** The prefetch's value, when one was given. */
   fetched?: unknown;
+  /** True when the call repeats a claimed one (not charged, counted in `repeats`). */
+  repeat?: boolean;
 };
+
+/** Statements admit runs again after a race for the last unit before it stops claiming. */
+const RACE_TRIES = 3;
 
 /**
  * Admits a call in ONE statement, for either surface: finds the key, checks the plan and what
@@ -124,6 +142,9 @@ type AdmitRow = GroupRow & {
  * `prefetch`, a scalar SQL expression, is the answer's data read in the same statement when the
  * call may be charged (a detail that is not cached): one round trip instead of two, read in the
  * same snapshot as the data version. Its value is the admission's `fetched` once charged.
+ *
+ * `call`, the text of the call (Prepared's `call`, repeats.ts), makes a repeat of a call charged
+ * before free (`repeat`): see admitClaimed. Without it every call is charged (an export).
  */
 export async function admit(
   sql: Sql,
@@ -133,6 +154,7 @@ export async function admit(
   now: Date = new Date(),
   surface: Surface = "rest",
   prefetch?: postgres.Fragment,
+  call?: string,
 ): Promise<Admission> {
   const hash = await keyDigest(rawKey);
   const period = periodOf(now);
@@ -151,6 +173,9 @@ export async function admit(
         then ${prefetch} end as fetched
       from (${keyRow}) f`
     : keyRow;
+  const fingerprint = call !== undefined && operation.cost > 0
+    ? await fingerprintOf(call)
+    : undefined;
   const alone = async () => {
     const [row]: [AdmitRow?] = await sql`
     with k as (${keyRows}),
@@ -171,6 +196,14 @@ export async function admit(
     from k`;
     return row;
   };
+  // A call that may repeat another is claimed with its charge (admitClaimed).
+  const single = fingerprint
+    ? () =>
+      withRetries(
+        () => admitClaimed(sql, keyRows, { operation, fp: fingerprint, now, period }),
+        alone,
+      )
+    : alone;
   // A call that needs only its key, plan and quota may go with others (admission_group.ts);
   // an OAuth token is looked up alone (its expiry and grant).
   const groupable = !existence && !prefetch && !isAccessTokenShaped(rawKey!);
@@ -181,8 +214,9 @@ export async function admit(
       cost: operation.cost,
       need: PLAN_RANK[operation.plan],
       now,
-    }, alone)
-    : await alone();
+      fp: fingerprint,
+    }, single)
+    : await single();
   if (!row) throw unknownCredential(rawKey!);
   const caller = remember(hash, callerOf(sql, row, row.used, now), now);
   if (PLAN_RANK[caller.plan] < PLAN_RANK[operation.plan]) {
@@ -193,11 +227,108 @@ export async function admit(
   }
   if (!row.found) return { caller, refusal: existence!.notFound() };
   if (operation.cost === 0) return { caller };
+  // A repeat's answer is read as the first one was: with the prefetch's rows when there is one.
+  if (row.repeat) return { caller, repeat: true, ...(prefetch ? { fetched: row.fetched } : {}) };
   if (!row.charged) {
     const { used, limit: max, reset_at } = caller.usage;
     return { caller, refusal: new QuotaExceededError(used, max, reset_at) };
   }
-  return { caller, charged: true, ...(prefetch ? { fetched: row.fetched } : {}) };
+  // Now and then, claims past their window are cleared (no scheduler needed).
+  if (fingerprint && Math.random() < 0.001) forgetOldCalls(sql, now).catch(() => {});
+  return {
+    caller,
+    charged: true,
+    ...(prefetch ? { fetched: row.fetched } : {}),
+    ...(fingerprint ? { fingerprint } : {}),
+  };
+}
+
+/**
+ * Runs the claiming statement; when it claimed a call whose charge a concurrent call's took the
+ * last unit from (admission_raced: the claim rolled back with it), runs it again in a fresh
+ * snapshot, which then sees the quota spent; after RACE_TRIES, admits without a claim.
+ */
+async function withRetries(
+  claimed: () => Promise<AdmitRow | undefined>,
+  alone: () => Promise<AdmitRow | undefined>,
+): Promise<AdmitRow | undefined> {
+  for (let i = 0; i < RACE_TRIES; i++) {
+    try {
+      return await claimed();
+    } catch (error) {
+      if ((error as { code?: string }).code !== ADMISSION_RACED) throw error;
+    }
+  }
+  return await alone();
+}
+
+/**
+ * The admission statement of a call that may repeat another, in ONE statement: finds the key and
+ * checks plan and existence (as admit's), then decides whether the call repeats a charged one of
+ * the account (the same fingerprint at the same data version within REPEAT_WINDOW_MS), claims it
+ * when it does not, and charges it, or counts the repeat, on the counter row.
+ *
+ * Exact under concurrency: a claim in the statement's snapshot is a repeat at once; otherwise the
+ * statement claims the fingerprint (insert ... on conflict), which waits for a concurrent claim
+ * of the same call to commit and then sees it (a repeat). A claim comes before the counter row in
+ * every statement, so two calls never wait on each other in a cycle. The claim is attempted only
+ * when the snapshot's counter has room; when the counter row, locked, turns out full, the
+ * statement raises admission_raced() and rolls the claim back with it (admit runs it again).
+ */
+async function admitClaimed(
+  sql: Sql,
+  keyRows: postgres.Fragment,
+  call: { operation: Operation; fp: string; now: Date; period: string },
+): Promise<AdmitRow | undefined> {
+  const { operation, fp, now, period } = call;
+  const since = new Date(now.getTime() - REPEAT_WINDOW_MS);
+  const [row]: [AdmitRow?] = await sql`
+    with k as (${keyRows}),
+    v as (select version from data_version),
+    ok as (
+      select k.account_id, k.slot, ${planLimit(sql, sql`k.plan`)} as lim from k
+      where k.revoked_by is null and k.found
+        and ${planRank(sql, sql`k.plan`)} >= ${PLAN_RANK[operation.plan]}::int
+    ),
+    prior as (
+      select ok.*, exists (select 1 from call_repeats r where r.account_id = ok.account_id
+          and r.fingerprint = ${fp} and r.data_version = (select version from v)
+          and r.at > ${since}) as fresh,
+        coalesce((select c.used < ok.lim from usage_counters c
+          where c.account_id = ok.account_id and c.period = ${period}), true) as room
+      from ok
+    ),
+    claim as (
+      insert into call_repeats as c (account_id, fingerprint, data_version, at)
+      select account_id, ${fp}, (select version from v), ${now} from prior
+      where not fresh and room
+      on conflict (account_id, fingerprint) do update
+        set data_version = excluded.data_version, at = excluded.at
+        where c.data_version <> excluded.data_version or c.at <= ${since}
+      returning account_id
+    ),
+    p as (select prior.*, fresh or (room and not exists (select 1 from claim)) as repeat from prior),
+    charged as (
+      insert into usage_counters as u (account_id, period, used, day, today, repeats)
+      select account_id, ${period}, case when repeat then 0 else 1 end, ${dayOf(now)},
+        case when repeat then '{}'::jsonb else jsonb_build_object(slot, 1) end,
+        case when repeat then 1 else 0 end
+      from p
+      on conflict (account_id, period) do update set ${chargeUpdate(sql)},
+        repeats = u.repeats + excluded.repeats
+        where excluded.used = 0 or u.used < (select lim from p)
+      returning used
+    )
+    select k.*, coalesce((select not repeat from p), false)
+        and (select used from charged) is not null as charged,
+      coalesce((select repeat from p), false) as repeat,
+      coalesce((select used from charged), (select used from usage_counters
+        where account_id = k.account_id and period = ${period}), 0) as used,
+      (select version::float8 from v) as data_version,
+      case when exists (select 1 from claim) and (select used from charged) is null
+        then admission_raced() end as raced
+    from k`;
+  return row;
 }
 
 /**
@@ -212,7 +343,14 @@ export async function refund(
   caller: Caller,
   chargedAt: Date,
   surface: Surface = "rest",
+  fingerprint?: string,
 ): Promise<number | undefined> {
+  // A failed call makes no repeat free: its claim goes first (its own statement, so that no
+  // statement holds the counter row while waiting for a claim).
+  if (fingerprint) {
+    const claim = { accountId: caller.accountId, fingerprint, at: chargedAt };
+    await forgetCall(sql, claim).catch(() => {});
+  }
   // The month of the charge, not of the refund: a call at 23:59:59 on the last day stays there.
   const charge = { accountId: caller.accountId, keyId: caller.keyId, surface };
   return await refundQuota(sql, charge, chargedAt).catch(() => undefined);

@@ -26,9 +26,10 @@ export function planLimit(sql: Sql, plan: postgres.Fragment): postgres.Fragment 
 export function chargeUpdate(sql: Sql): postgres.Fragment {
   return sql`used = u.used + excluded.used, day = excluded.day,
     today = case when u.day = excluded.day
-      then u.today || (select jsonb_object_agg(e.key,
+      -- A repeat (admission.ts) adds no call: its today is empty, which aggregates to null.
+      then u.today || coalesce((select jsonb_object_agg(e.key,
         coalesce((u.today ->> e.key)::int, 0) + e.value::int)
-        from jsonb_each_text(excluded.today) e)
+        from jsonb_each_text(excluded.today) e), '{}')
       else excluded.today end,
     earlier = case when u.day <> excluded.day
       then u.earlier || jsonb_build_object('day', u.day, 'calls', u.today)

@@ -42,6 +42,7 @@ import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar_schemas.
 import { ThemeHistoryQuerySchema } from "../catalog/trend_schemas.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
+import { callText } from "./repeats.ts";
 import type { Existence, OPERATIONS } from "./admission.ts";
 import type { Caller } from "../accounts/credentials.ts";
 
@@ -83,12 +84,20 @@ export interface Prepared {
    */
   prefetch?: postgres.Fragment;
   work(version: number, caller: Caller, fetched?: unknown): Promise<unknown>;
+  /**
+   * What makes two calls the same (repeats.ts's callText): the name called and the parameters
+   * as parsed; its hash is the fingerprint admit claims when it charges the call.
+   */
+  call: string;
 }
 
 /** Parses an input with a schema, as the surface reads it (throws invalid_parameter). */
 export type ParseInput = <S extends z.ZodObject>(schema: S) => z.infer<S>;
 
-type Definition = (deps: OperationDeps, parse: ParseInput) => Omit<Prepared, "operation">;
+type Definition = (
+  deps: OperationDeps,
+  parse: ParseInput,
+) => Omit<Prepared, "operation" | "call">;
 
 /** `exists` of a row by id, checked in the admission statement so that a 404 is never charged. */
 function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
@@ -186,7 +195,9 @@ const DEFINITIONS: Record<OperationName, Definition> = {
   },
 };
 
-const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput) => Prepared> = {
+type Connector = (deps: OperationDeps, parse: ParseInput) => Omit<Prepared, "call">;
+
+const CONNECTORS: Record<ConnectorName, Connector> = {
   search({ content }, parse) {
     const q = parse(SearchInputSchema).query.trim();
     // Nothing to look for: no results, as OpenAI's sample server answers, and nothing read.
@@ -245,12 +256,25 @@ const CONNECTORS: Record<ConnectorName, (deps: OperationDeps, parse: ParseInput)
   },
 };
 
-/** Parses a call of `name` (throws invalid_parameter) and says what it needs and does. */
+/**
+ * Parses a call of `name` (throws invalid_parameter) and says what it needs and does, and what
+ * makes it the same call as another (`call`: the name and the parameters as parsed, so that a
+ * connector tool's repeat is its own, and a REST call and the MCP tool of the same operation
+ * with the same parameters are one).
+ */
 export function prepareOperation(
   name: OperationName | ConnectorName,
   deps: OperationDeps,
   parse: ParseInput,
 ): Prepared {
-  if (name === "search" || name === "fetch") return CONNECTORS[name](deps, parse);
-  return { operation: name, ...DEFINITIONS[name](deps, parse) };
+  const parsed: unknown[] = [];
+  const reading: ParseInput = (schema) => {
+    const value = parse(schema);
+    parsed.push(value);
+    return value;
+  };
+  const prepared = name === "search" || name === "fetch"
+    ? CONNECTORS[name](deps, reading)
+    : { operation: name, ...DEFINITIONS[name](deps, reading) };
+  return { ...prepared, call: callText(name, parsed) };
 }

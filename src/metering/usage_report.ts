@@ -1,7 +1,8 @@
 /**
  * An account's usage of a month, from the usage records that the charge writes in its own
  * statement (the view usage_records: usage_daily and the counter rows' current day): totals,
- * per key, per UTC day and per surface. Reading it is never charged.
+ * per key, per UTC day and per surface, and the repeats answered free. Reading it is never
+ * charged.
  */
 import type { Sql } from "../db/open.ts";
 import { InvalidParameterError } from "../platform/errors.ts";
@@ -39,8 +40,9 @@ export async function readUsageReport(
   const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
   const period = periodOf(start);
   const [counter, keys, days] = await Promise.all([
-    sql<{ used: number }[]>`
-      select used from usage_counters where account_id = ${account.id} and period = ${period}`,
+    sql<{ used: number; repeats: number }[]>`
+      select used, repeats from usage_counters
+      where account_id = ${account.id} and period = ${period}`,
     // Every key that could be used in the month, and any key that was.
     sql<{ prefix: string; name: string; calls: number; revoked: boolean }[]>`
       select prefix, name, calls, revoked from (
@@ -93,6 +95,7 @@ export async function readUsageReport(
     used: state.used,
     limit: state.limit,
     remaining: state.remaining,
+    repeats: counter[0]?.repeats ?? 0,
     reset_at: resetAtOf(start),
     by_key: keys,
     by_day: byDay,

@@ -19,6 +19,10 @@ export const UsageReportSchema = z.object({
   used: z.number().int().describe("Calls charged in the month, all keys and surfaces"),
   limit: z.number().int().describe("Calls a month on the account's current plan"),
   remaining: z.number().int().describe("limit - used, never below 0"),
+  repeats: z.number().int().describe(
+    "Repeats answered free in the month (the same call by the account, answered from the same " +
+      "data within 24 hours), not in used",
+  ),
   reset_at: z.string().describe("When the month's quota resets (00:00 UTC on the next 1st)"),
   by_key: z.array(z.object({
     prefix: z.string().describe(

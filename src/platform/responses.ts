@@ -11,7 +11,7 @@ import {
 import type { UsageState } from "./plans.ts";
 
 const QUOTA_HEADERS = "X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset, " +
-  "RateLimit-Policy, RateLimit, Retry-After, X-Request-Id";
+  "X-Quota-Charged, RateLimit-Policy, RateLimit, Retry-After, X-Request-Id";
 
 /** Headers every response of /api/v1 and /mcp carries. */
 export function corsHeaders(): Record<string, string> {
@@ -48,6 +48,13 @@ export function quotaHeaders(usage: UsageState | undefined): Record<string, stri
     ...rateLimitHeaders(usage),
   };
 }
+
+/**
+ * The header of every metered answer saying how many calls of the quota it took: 1, or 0 for a
+ * repeat (the same call answered from the same data within 24 hours), a free operation or a
+ * refusal; an export says the calls it reserved.
+ */
+export const QUOTA_CHARGED = "X-Quota-Charged";
 
 /** The name of the monthly quota in the RateLimit fields. */
 export const RATE_LIMIT_POLICY = "monthly";

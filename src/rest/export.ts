@@ -35,7 +35,7 @@ import {
   toApiError,
   withUpgradeUrl,
 } from "../platform/errors.ts";
-import { errorResponse, quotaHeaders } from "../platform/responses.ts";
+import { errorResponse, QUOTA_CHARGED, quotaHeaders } from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
 import { isHead } from "../platform/head.ts";
 import type { UsageState } from "../platform/plans.ts";
@@ -120,14 +120,14 @@ export async function serveExport(
   const price = { total, units, quality: qualityHeaders(first) };
   if (!pages) {
     if (units > caller.usage.remaining) return quotaRefusal(base, caller, caller.usage, price);
-    const headers = exportHeaders(format, price, caller.usage);
+    const headers = exportHeaders(format, price, caller.usage, 0);
     return { response: new Response(null, { status: 200, headers }), caller, quota: "free" };
   }
   const { reserved, used } = await reserveUnits(deps.sql, caller, units, at);
   const usage = { ...caller.usage, used, remaining: Math.max(0, caller.usage.limit - used) };
   if (!reserved) return quotaRefusal(base, caller, usage, price);
   const body = exportStream(deps, { pages, first, format, units, caller, at, request, url });
-  const headers = exportHeaders(format, price, usage);
+  const headers = exportHeaders(format, price, usage, price.units);
   return { response: new Response(body, { status: 200, headers }), caller, quota: "charged" };
 }
 
@@ -169,10 +169,13 @@ function exportHeaders(
   format: "jsonl" | "csv",
   price: { total: number; units: number; quality?: Record<string, string> },
   usage: UsageState,
+  charged: number,
 ): Record<string, string> {
   return {
     ...price.quality,
     ...quotaHeaders(usage),
+    // Never a repeat: an export takes its price each time.
+    [QUOTA_CHARGED]: String(charged),
     "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
     "Content-Disposition": `attachment; filename="opportunities.${format}"`,
     "Cache-Control": "no-store",

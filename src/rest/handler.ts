@@ -24,7 +24,13 @@ import {
 } from "../platform/errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import { parseParams, parseQuery } from "../catalog/params.ts";
-import { errorResponse, json, preflight, quotaHeaders } from "../platform/responses.ts";
+import {
+  errorResponse,
+  json,
+  preflight,
+  QUOTA_CHARGED,
+  quotaHeaders,
+} from "../platform/responses.ts";
 import { logFailure, type Outcome } from "../platform/request_log.ts";
 import type { WatchService } from "../watches/service.ts";
 import { isWatchPath, serveWatches, WATCH_METHODS } from "./watches.ts";
@@ -104,6 +110,12 @@ function withPathParams(url: URL, params: Record<string, string>): URL {
   return out;
 }
 
+/** An answer that took no call: X-Quota-Charged says so (a refusal, a failure). */
+function chargedNothing(response: Response): Response {
+  response.headers.set(QUOTA_CHARGED, "0");
+  return response;
+}
+
 /**
  * Builds the REST edge: answers every request under /api/v1/ (CORS preflight, the OpenAPI
  * document, the routes) with its outcome for the log line.
@@ -170,7 +182,7 @@ export function createRestHandler(
       return { response: errorResponse(error, caller.usage), caller };
     }
     const admittedAt = new Date();
-    const { caller, refusal, charged, fetched } = await admit(
+    const { caller, refusal, charged, fetched, fingerprint } = await admit(
       deps.sql,
       key,
       r.operation,
@@ -178,22 +190,26 @@ export function createRestHandler(
       admittedAt,
       "rest",
       prepared.prefetch,
+      prepared.call,
     );
     if (refusal) {
       const quota = refusal instanceof QuotaExceededError ? "rejected" : undefined;
       const body = withUpgradeUrl(refusal, deps.content.publicBaseUrl);
-      return { response: errorResponse(body, caller.usage), caller, quota };
+      return { response: chargedNothing(errorResponse(body, caller.usage)), caller, quota };
     }
     try {
       const result = withFields(await prepared.work(caller.dataVersion, caller, fetched), fields);
       const quota = charged ? "charged" : "free";
-      return { response: json(200, result, quotaHeaders(caller.usage)), caller, quota };
+      const headers = { ...quotaHeaders(caller.usage), [QUOTA_CHARGED]: charged ? "1" : "0" };
+      return { response: json(200, result, headers), caller, quota };
     } catch (error) {
       // The answer's quota headers are as the counter stands after the refund.
-      const used = charged ? await refund(deps.sql, caller, admittedAt) : undefined;
+      const used = charged
+        ? await refund(deps.sql, caller, admittedAt, "rest", fingerprint)
+        : undefined;
       const usage = usageAfterRefund(caller.usage, used);
       if (toApiError(error).status === 500) logFailure(error, request, url);
-      return { response: errorResponse(error, usage), caller };
+      return { response: chargedNothing(errorResponse(error, usage)), caller };
     }
   }
 }

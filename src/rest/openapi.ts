@@ -32,6 +32,7 @@ import { ErrorBodySchema, QuotaExceededBodySchema } from "./openapi_errors.ts";
 import { formatPrice, LIST_PRICES } from "../billing/prices.ts";
 import { withTagsAndLicense } from "./openapi_tags.ts";
 import { withFieldsParameter } from "./fields.ts";
+import { quotaHeaders } from "./openapi_headers.ts";
 
 /** The plans in one sentence, from the table the quota uses (with the list prices). */
 function plansSentence(): string {
@@ -60,29 +61,6 @@ function queryParameters(s: z.ZodObject): JsonSchema[] {
 function pathParameter(name: string, type: "integer" | "string", description: string) {
   return { name, in: "path", required: true, description, schema: { type } };
 }
-
-const quotaHeaders = {
-  "X-Quota-Limit": { description: "The plan's monthly limit", schema: { type: "integer" } },
-  "X-Quota-Used": { description: "Calls used this month", schema: { type: "integer" } },
-  "X-Quota-Remaining": { description: "Calls left this month", schema: { type: "integer" } },
-  "X-Quota-Reset": {
-    description: "When the quota resets",
-    schema: { type: "string", format: "date-time" },
-  },
-  "RateLimit-Policy": {
-    description: 'IETF draft field: the monthly quota and window, e.g. "monthly";q=1000;w=2592000',
-    schema: { type: "string" },
-  },
-  RateLimit: {
-    description:
-      'IETF draft field: calls remaining and seconds to the reset, e.g. "monthly";r=972;t=682113',
-    schema: { type: "string" },
-  },
-  "X-Request-Id": {
-    description: "The request id (the client's when well formed); also request_id in error bodies",
-    schema: { type: "string" },
-  },
-};
 
 function error(description: string, ref = "#/components/schemas/Error") {
   return {

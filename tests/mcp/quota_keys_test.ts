@@ -79,14 +79,15 @@ dbTest("MCP and REST draw on one counter per account", async (db) => {
   try {
     assert.equal((await app.get(`/api/v1/opportunities/${opp["opp-1"]}`, free.key)).status, 200);
     assert.equal(await usedOf(db.sql, free.accountId), 1);
-    const result = await call(client, "get_opportunity", { id: opp["opp-1"] });
+    // Another opportunity: the same one would be a repeat, free (issue 49).
+    const result = await call(client, "get_opportunity", { id: opp["opp-2"] });
     assert.notEqual(result.isError, true);
     assert.equal(await usedOf(db.sql, free.accountId), 2);
     assert.equal(lastHeaders().get("x-quota-used"), "2");
     assert.equal(lastHeaders().get("x-quota-remaining"), "18");
     await setUsed(db.sql, free.accountId, 19);
     assert.notEqual((await call(client, "get_overview")).isError, true);
-    const rest = await app.get(`/api/v1/opportunities/${opp["opp-1"]}`, free.key);
+    const rest = await app.get(`/api/v1/opportunities/${opp["opp-3"]}`, free.key);
     assert.equal(rest.status, 429);
     assert.equal(await usedOf(db.sql, free.accountId), 20);
   } finally {

@@ -128,6 +128,7 @@ dbTest("REST quota: 429 body, headers, and what is never charged", async (db, t)
   const ids = await loadFixture(db.sql);
   const k = await makeKey(db.sql, "free");
   const detail = `/api/v1/opportunities/${ids["opp-1"]}`;
+  const other = `/api/v1/opportunities/${ids["opp-2"]}`;
 
   await t.step("X-Quota-* headers report the state after this call's charge", async () => {
     const res = await app.get(detail, k.key);
@@ -147,7 +148,8 @@ dbTest("REST quota: 429 body, headers, and what is never charged", async (db, t)
   });
   await t.step("at the limit a charged call gets exactly the 429 body", async () => {
     await setUsed(db.sql, k.accountId, 20);
-    const res = await app.get(detail, k.key);
+    // Another opportunity: the same detail again would be a repeat, free (issue 49).
+    const res = await app.get(other, k.key);
     assert.equal(res.status, 429);
     const b = await body(res);
     assert.deepEqual(Object.keys(b).sort(), [
@@ -176,7 +178,7 @@ dbTest("REST quota: 429 body, headers, and what is never charged", async (db, t)
   await t.step("the quota belongs to the account: all its keys share one counter", async () => {
     const { createApiKey } = await import("../../src/accounts/api_keys.ts");
     const second = await createApiKey(db.sql, { email: k.email, name: "second" });
-    assert.equal((await app.get(detail, second.key)).status, 429);
+    assert.equal((await app.get(other, second.key)).status, 429);
   });
 });
 
@@ -189,7 +191,11 @@ dbTest(
     const remaining = 7;
     await setUsed(db.sql, k.accountId, 1000 - remaining);
     const responses = await Promise.all(
-      Array.from({ length: 40 }, () => app.get("/api/v1/opportunities?page_size=1", k.key)),
+      // 40 different calls: the same call again would be a repeat, free (issue 49).
+      Array.from(
+        { length: 40 },
+        (_, i) => app.get(`/api/v1/opportunities?page_size=${i + 1}`, k.key),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     await Promise.all(responses.map((r) => r.body?.cancel()));

@@ -109,7 +109,7 @@ function rateLimitOf(res: Response) {
 
 dbTest("RateLimit-Policy and RateLimit follow the draft's grammar", async (db, t) => {
   const app = testApp(db);
-  await loadFixture(db.sql);
+  const ids = await loadFixture(db.sql);
   const { key, accountId } = await makeKey(db.sql, "free");
 
   await t.step("a charged answer names the monthly policy, its quota and window", async () => {
@@ -137,7 +137,8 @@ dbTest("RateLimit-Policy and RateLimit follow the draft's grammar", async (db, t
   });
   await t.step("429 carries r=0 and Retry-After in seconds to the reset", async () => {
     await setUsed(db.sql, accountId, 20);
-    const res = await app.get("/api/v1/overview", key);
+    // Not the overview again: that would be a repeat, free (issue 49).
+    const res = await app.get(`/api/v1/opportunities/${ids["opp-1"]}`, key);
     assert.equal(res.status, 429);
     assert.equal(rateLimitOf(res).limit.params.r, 0);
     const retry = res.headers.get("retry-after") ?? "";

@@ -108,7 +108,8 @@ Deno.test({
         proxy.restore();
         let recovered = 0;
         for (let i = 0; i < 50 && recovered === 0; i++) {
-          const res = await get(`/api/v1/opportunities/${ids["opp-1"]}`);
+          // Another opportunity than before the cut: opp-1 again would be a repeat, free.
+          const res = await get(`/api/v1/opportunities/${ids["opp-2"]}`);
           await res.body?.cancel();
           if (res.status === 200) recovered = i + 1;
           else await new Promise((r) => setTimeout(r, 100));

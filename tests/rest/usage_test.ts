@@ -58,10 +58,16 @@ dbTest(
     const first = await makeKey(db.sql, "pro");
     const second = await createApiKey(db.sql, { email: first.email, name: "agent" });
     const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < 12; i++) calls.push(app.get("/api/v1/opportunities", first.key));
-    for (let i = 0; i < 7; i++) calls.push(app.get("/api/v1/overview", second.key));
-    for (let i = 0; i < 5; i++) calls.push(mcpCall(app, second.key, "get_overview"));
-    for (let i = 0; i < 4; i++) calls.push(mcpCall(app, first.key, "query_opportunities"));
+    // Each call another (page_size): the same call again would be a repeat, free (issue 49).
+    const list = (size: number) => `/api/v1/opportunities?page_size=${size}`;
+    for (let i = 1; i <= 12; i++) calls.push(app.get(list(i), first.key));
+    for (let i = 21; i <= 27; i++) calls.push(app.get(list(i), second.key));
+    for (let i = 31; i <= 35; i++) {
+      calls.push(mcpCall(app, second.key, "query_opportunities", { page_size: i }));
+    }
+    for (let i = 41; i <= 44; i++) {
+      calls.push(mcpCall(app, first.key, "query_opportunities", { page_size: i }));
+    }
     // Free calls are not counted anywhere.
     for (let i = 0; i < 3; i++) calls.push(app.get("/api/v1/blog", first.key));
     await Promise.all(calls);

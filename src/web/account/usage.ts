@@ -170,6 +170,8 @@ export function usageSection(
       <p id="usage-surfaces">REST API: <strong>${report.by_surface.rest}</strong> calls; MCP tools:
         <strong>${report.by_surface.mcp}</strong> calls. The same numbers come from
         <code>GET /api/v1/usage</code> and the MCP tool <code>get_usage</code>, free of charge.</p>
+      <p id="usage-repeats">Repeats answered free: <strong>${report.repeats}</strong> (the same
+        call again within 24 hours, on the same data, is not charged).</p>
       ${emailsForm(options.emails, options.csrf)}
     </section>
   `;

@@ -219,7 +219,9 @@ export function renderHome(
     <section>
       <h2 id="plans-title">Plans</h2>
       <p>The quota counts calls of both surfaces together and resets at 00:00 UTC on the 1st of
-    each month. Only successful calls count; errors never do. ${change}</p>
+    each month. Only successful calls count; errors never do. The same call twice is charged once:
+    asked again by the same account within 24 hours, on the same data, through REST or MCP, it is
+    free (an export is always charged). ${change}</p>
       ${plansTable(surfaces, prices)}
     </section>
 
