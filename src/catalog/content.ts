@@ -3,7 +3,7 @@
  * and MCP tools both call these, with the data version the request's key check returned, so the
  * two surfaces share one cache and one set of queries.
  */
-import { type CacheStats, VersionedCache } from "./cache.ts";
+import { type CacheStats, keyOf, VersionedCache } from "./cache.ts";
 import type { Sql } from "../db/open.ts";
 import type { ReadRouter } from "../db/replicas.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
@@ -120,13 +120,6 @@ export interface ListPlan {
 
 /** The answer's quality fields without q: nothing to judge. */
 const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [], ...UNREAD };
-
-/** A stable cache key of a parameter object (keys sorted, undefined dropped). */
-function keyOf(prefix: string, params: object): string {
-  const entries = Object.entries(params).filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return `${prefix}:${JSON.stringify(entries)}`;
-}
 
 /** Builds the cached content operations; `maxEntries` bounds the cache (0 disables it). */
 export function createContent(
