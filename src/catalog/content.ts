@@ -278,7 +278,7 @@ export function createContent(
     // page to the back of the queue behind the counts that arrived after it.
     return await searches.run(async () => {
       const found = await searchOpportunities(sql, query, {
-        forcePlans: context.forcePlans,
+        ...context,
         memo: memo ?? searchMemo(version),
         meaning: (text) => meaningOf(text, { sql, version, primary, onError }),
       });
@@ -354,13 +354,15 @@ export function createContent(
         `blog_post:${slug}`,
         () => on(version, (sql) => getBlogPost(sql, slug, context)),
       ),
-    getOverview: (version) => cached(version, "overview", () => on(version, getOverview)),
-    listCategories: (version) => cached(version, "categories", () => on(version, listCategories)),
+    getOverview: (version) =>
+      cached(version, "overview", () => on(version, (sql) => getOverview(sql, context))),
+    listCategories: (version) =>
+      cached(version, "categories", () => on(version, (sql) => listCategories(sql, context))),
     listTrendingThemes: (version, query) =>
       cached(
         version,
         keyOf("trending", query),
-        () => on(version, (sql) => listTrendingThemes(sql, query)),
+        () => on(version, (sql) => listTrendingThemes(sql, query, context)),
       ),
     getTheme: (version, id) =>
       cached(version, `theme:${id}`, () => on(version, (sql) => getTheme(sql, id, context))),
@@ -380,7 +382,7 @@ export function createContent(
       cached(
         version,
         keyOf("theme_history", query),
-        () => on(version, (sql) => getThemeHistory(sql, query)),
+        () => on(version, (sql) => getThemeHistory(sql, query, context)),
       ),
     stats: () => cache.stats(),
     listIndex: () => lists?.stats() ?? null,

@@ -237,6 +237,9 @@ export const SuggestionSchema = z.object({
   ask: z.object({ category: z.string().optional(), theme: z.string().optional() }).describe(
     "Ask again with these parameters: {category} or {theme}, each a slug",
   ),
+  url: z.string().describe(
+    "Public page of the theme or category (/themes/{slug}, /categories/{slug})",
+  ),
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 
@@ -320,6 +323,7 @@ export const CategorySchema = z.object({
   description: z.string(),
   theme_count: z.number().int(),
   opportunity_count: z.number().int(),
+  url: z.string().describe("Public page of the category, {PUBLIC_BASE_URL}/categories/{slug}"),
 });
 export type Category = z.infer<typeof CategorySchema>;
 
@@ -344,6 +348,7 @@ export const ThemeSchema = z.object({
   opportunity_count: z.number().int(),
   avg_score: z.number().nullable().describe("Average opportunity score, null without any"),
   updated_at: DateTime,
+  url: z.string().describe("Public page of the theme, {PUBLIC_BASE_URL}/themes/{slug}"),
 });
 export type Theme = z.infer<typeof ThemeSchema>;
 

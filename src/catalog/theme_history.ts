@@ -8,6 +8,8 @@ import type { Sql } from "../db/open.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import { isRowId } from "../db/rows.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
+import type { QueryContext } from "./common.ts";
+import { themeUrl } from "./list_items.ts";
 
 /** The weeks a theme detail shows. */
 export const DETAIL_WEEKS = 26;
@@ -41,10 +43,14 @@ export async function weeklyMentions(
 }
 
 /** A theme's mentions per week or month between two days (both optional). */
-export async function getThemeHistory(sql: Sql, query: ThemeHistoryQuery): Promise<ThemeHistory> {
+export async function getThemeHistory(
+  sql: Sql,
+  query: ThemeHistoryQuery,
+  ctx: QueryContext,
+): Promise<ThemeHistory> {
   const { id, interval } = query;
   if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
-  const [theme] = await sql<ThemeHistory["theme"][]>`
+  const [theme] = await sql<Omit<ThemeHistory["theme"], "url">[]>`
     select t.id, t.slug, t.name, c.slug as category, t.trend_status
     from themes t join categories c on c.id = t.category_id where t.id = ${id}`;
   if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
@@ -71,7 +77,7 @@ export async function getThemeHistory(sql: Sql, query: ThemeHistoryQuery): Promi
     order by p.period`;
   const points = rows.map(({ start, mentions }) => ({ start, mentions }));
   return {
-    theme: { ...theme },
+    theme: { ...theme, url: themeUrl(ctx.publicBaseUrl, theme.slug) },
     interval,
     from: rows[0]?.lo ?? null,
     to: rows[0]?.hi ?? null,

@@ -12,9 +12,10 @@ import type {
 import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
+import { categoryUrl, themeUrl } from "./list_items.ts";
 import { weeklyMentions } from "./theme_history.ts";
 
-export type ThemeRow = Omit<Theme, "updated_at" | "growth"> & {
+export type ThemeRow = Omit<Theme, "updated_at" | "growth" | "url"> & {
   updated_at: Date;
   growth_7d: number | null;
   growth_90d: number | null;
@@ -35,12 +36,14 @@ export function themeSelect(sql: Sql): postgres.Fragment {
     ) s`;
 }
 
-export function toTheme(row: ThemeRow): Theme {
+/** Shapes a row of themeSelect into a theme; `base` is the public base URL. */
+export function toTheme(row: ThemeRow, base: string): Theme {
   const { growth_7d, growth_90d, growth_1y, updated_at, ...theme } = row;
   return {
     ...theme,
     growth: { "7d": growth_7d, "30d": row.trend_change, "90d": growth_90d, "1y": growth_1y },
     updated_at: iso(updated_at),
+    url: themeUrl(base, row.slug),
   };
 }
 
@@ -63,7 +66,11 @@ function growthColumn(sql: Sql, window: TrendingQuery["window"]): postgres.Fragm
  * growth, or with a status the themes of that status by it; optionally of one category. Each
  * filter has its index (sql/0015_theme_trends.sql).
  */
-export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promise<TrendingThemes> {
+export async function listTrendingThemes(
+  sql: Sql,
+  query: TrendingQuery,
+  ctx: QueryContext,
+): Promise<TrendingThemes> {
   const growth = growthColumn(sql, query.window);
   const filter = query.status
     ? sql`t.trend_status = ${query.status}`
@@ -85,7 +92,7 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
       ${order}
       limit ${query.limit}))
     ${order}`;
-  return { items: rows.map(toTheme) };
+  return { items: rows.map((row) => toTheme(row, ctx.publicBaseUrl)) };
 }
 
 /** One theme and its ten best opportunities. */
@@ -100,21 +107,24 @@ export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise
   ]);
   if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
   return {
-    theme: toTheme(theme),
+    theme: toTheme(theme, ctx.publicBaseUrl),
     weekly_mentions: weekly,
     top_opportunities: top.map((row) => toListItem(row, ctx.publicBaseUrl)),
   };
 }
 
 /** Every category with its theme and opportunity counts, by name. */
-export async function listCategories(sql: Sql): Promise<{ items: Category[] }> {
-  const items = await sql<Category[]>`
+export async function listCategories(
+  sql: Sql,
+  ctx: QueryContext,
+): Promise<{ items: Category[] }> {
+  const items = await sql<Omit<Category, "url">[]>`
     select c.id, c.slug, c.name, c.description,
       (select count(*)::int from themes t where t.category_id = c.id) as theme_count,
       (select count(*)::int from opportunities o join themes t on t.id = o.theme_id
         where t.category_id = c.id) as opportunity_count
     from categories c order by c.name, c.id`;
-  return { items: [...items] };
+  return { items: items.map((c) => ({ ...c, url: categoryUrl(ctx.publicBaseUrl, c.slug) })) };
 }
 
 /**
@@ -131,9 +141,9 @@ export function overviewForPlan(overview: Overview, plan: string): Overview {
 }
 
 /** The landscape: categories with counts, the five fastest-rising themes, and totals. */
-export async function getOverview(sql: Sql): Promise<Overview> {
+export async function getOverview(sql: Sql, ctx: QueryContext): Promise<Overview> {
   const [{ items: categories }, trending, [totals]] = await Promise.all([
-    listCategories(sql),
+    listCategories(sql, ctx),
     sql<ThemeRow[]>`
       ${themeSelect(sql)}
       where t.id = any(array(select id from themes order by trend_change desc, id limit 5))
@@ -145,7 +155,7 @@ export async function getOverview(sql: Sql): Promise<Overview> {
   ]);
   return {
     categories,
-    trending: trending.map(toTheme),
+    trending: trending.map((row) => toTheme(row, ctx.publicBaseUrl)),
     totals: { ...totals },
     generated_at: new Date().toISOString(),
   };

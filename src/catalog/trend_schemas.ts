@@ -65,6 +65,7 @@ export const ThemeHistorySchema = z.object({
     name: z.string(),
     category: z.string().describe("Category slug"),
     trend_status: TrendStatusSchema.nullable(),
+    url: z.string().describe("Public page of the theme, {PUBLIC_BASE_URL}/themes/{slug}"),
   }),
   interval: z.enum(HISTORY_INTERVALS),
   from: z.iso.date().nullable().describe("First day counted (null when nothing is)"),
