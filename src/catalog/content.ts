@@ -41,6 +41,7 @@ import type { ListRow } from "./list_items.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
+import type { ThemeRef } from "./theme_ref.ts";
 import type {
   BlogList,
   BlogPost,
@@ -98,7 +99,7 @@ export interface Content {
   getOverview(version: number): Promise<Overview>;
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
-  getTheme(version: number, id: number): Promise<ThemeDetail>;
+  getTheme(version: number, ref: ThemeRef): Promise<ThemeDetail>;
   /** The opportunities nearest to one (src/catalog/similar.ts). */
   findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
   /** The themes and opportunities nearest to an idea. */
@@ -364,8 +365,8 @@ export function createContent(
         keyOf("trending", query),
         () => on(version, (sql) => listTrendingThemes(sql, query, context)),
       ),
-    getTheme: (version, id) =>
-      cached(version, `theme:${id}`, () => on(version, (sql) => getTheme(sql, id, context))),
+    getTheme: (version, ref) =>
+      cached(version, keyOf("theme", ref), () => on(version, (sql) => getTheme(sql, ref, context))),
     findSimilar: (version, query) =>
       cached(
         version,

@@ -11,6 +11,9 @@ import {
   TrendWindowSchema,
   WeeklyPointsSchema,
 } from "./trend_schemas.ts";
+import { SLUG_PATTERN } from "./theme_ref.ts";
+
+export { SLUG_PATTERN };
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
@@ -29,9 +32,6 @@ export type SubScoreSort = typeof SUB_SCORE_SORTS[number];
 /** The orders of the opportunity list. */
 export const OPPORTUNITY_SORTS = ["score", "newest", "relevance", ...SUB_SCORE_SORTS] as const;
 export type OpportunitySort = typeof OPPORTUNITY_SORTS[number];
-
-/** A slug pattern: lowercase ASCII letters and digits in words joined by single dashes. */
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 function intParam(min: number, max: number | undefined, description: string) {
   let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
@@ -132,10 +132,6 @@ export type BlogQuery = z.infer<typeof BlogQuerySchema>;
 // An id is any integer: one that names nothing is a 404, not a 422 (docs/DECISIONS.md section 4).
 export const OpportunityIdSchema = z.object({
   id: z.number().int("must be an integer").describe("Opportunity id"),
-});
-
-export const ThemeIdSchema = z.object({
-  id: z.number().int("must be an integer").describe("Theme id (see list_trending_themes)"),
 });
 
 export const BlogSlugSchema = z.object({

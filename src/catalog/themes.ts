@@ -1,6 +1,5 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
-import { NotFoundError } from "../platform/errors.ts";
 import type {
   Category,
   Overview,
@@ -14,6 +13,8 @@ import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
 import { categoryUrl, themeUrl } from "./list_items.ts";
 import { weeklyMentions } from "./theme_history.ts";
+import type { ThemeRef } from "./theme_ref.ts";
+import { themeNotFound, themeWhere } from "./theme_lookup.ts";
 
 export type ThemeRow = Omit<Theme, "updated_at" | "growth" | "url"> & {
   updated_at: Date;
@@ -95,9 +96,12 @@ export async function listTrendingThemes(
   return { items: rows.map((row) => toTheme(row, ctx.publicBaseUrl)) };
 }
 
-/** One theme and its ten best opportunities. */
-export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise<ThemeDetail> {
-  if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
+/** One theme, by id or slug, and its ten best opportunities. */
+export async function getTheme(sql: Sql, ref: ThemeRef, ctx: QueryContext): Promise<ThemeDetail> {
+  // A slug is read as its id first: the three reads below run at once, by id.
+  const id = ref.slug === undefined ? ref.id : (await sql<{ id: number }[]>`
+    select t.id from themes t where ${themeWhere(sql, ref)}`)[0]?.id;
+  if (id === undefined || !isRowId(id)) throw themeNotFound(ref);
   const [[theme], weekly, top] = await Promise.all([
     sql<ThemeRow[]>`${themeSelect(sql)} where t.id = ${id}`,
     weeklyMentions(sql, id),
@@ -105,7 +109,7 @@ export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise
       select ${listColumns(sql)}
       from opportunities o where o.theme_id = ${id} ${listOrder(sql)} limit 10`,
   ]);
-  if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
+  if (!theme) throw themeNotFound(ref);
   return {
     theme: toTheme(theme, ctx.publicBaseUrl),
     weekly_mentions: weekly,

@@ -16,7 +16,6 @@ import {
   OpportunityQuerySchema,
   OverviewSchema,
   ThemeDetailSchema,
-  ThemeIdSchema,
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
@@ -36,6 +35,7 @@ import {
   THEME_BRIEF,
 } from "./listing.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
+import { ThemeRefSchema } from "../catalog/theme_ref.ts";
 import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
   WatchCreateSchema,
@@ -196,12 +196,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_theme",
     title: "Theme details",
-    description: "Returns one theme by id (as list_trending_themes lists it: trend, status, " +
-      "growth per window, counts, average score), its last 26 weeks of mentions, and its 10 " +
-      `best opportunities (as query_opportunities lists them). ${PRO}; 1 call when found, ` +
-      "nothing when the id is unknown.",
+    description: "Returns one theme by id or slug (as list_trending_themes lists it: trend, " +
+      "status, growth per window, counts, average score, url), its last 26 weeks of mentions, " +
+      "and its 10 best opportunities (as query_opportunities lists them). " +
+      `${PRO}; 1 call when found, nothing when unknown.`,
     tier: "pro",
-    inputSchema: ThemeIdSchema,
+    inputSchema: ThemeRefSchema,
     outputSchema: ThemeDetailSchema,
     outputBriefs: { theme: THEME_BRIEF, top_opportunities: OPPORTUNITY_BRIEF },
     annotations: ANNOTATIONS,

@@ -12,7 +12,8 @@ export const THEME_HISTORY_TOOL = {
     "oldest first (periods without mentions are 0, the last may be incomplete), with its " +
     "lifecycle status, which the weekly points decide (rule at /docs/trends): did it rise " +
     "steadily, spike, or fade? One point per period of the span (52 a year by week). " +
-    "Requires the Pro plan (or Business); 1 call when found, nothing when the id is unknown.",
+    "Takes the theme's id or slug. Requires the Pro plan (or Business); 1 call when found, " +
+    "nothing when unknown.",
   tier: "pro",
   inputSchema: ThemeHistoryQuerySchema,
   outputSchema: ThemeHistorySchema,

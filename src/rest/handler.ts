@@ -55,12 +55,29 @@ interface Route {
   operation: Operation & { name: OperationName };
   /** Where the operation's input comes from: the path parameters or the query string. */
   input: "path" | "query";
+  /** The path parameters as the operation's input names them (default: as they are). */
+  named?: (params: Record<string, string>) => Record<string, string>;
 }
 
-function route(pathname: string, operation: Route["operation"], input: Route["input"]): Route {
+function route(
+  pathname: string,
+  operation: Route["operation"],
+  input: Route["input"],
+  named?: Route["named"],
+): Route {
   const parameter = pathname.indexOf(":");
   const prefix = parameter < 0 ? pathname : pathname.slice(0, parameter);
-  return { pattern: new URLPattern({ pathname }), prefix, exact: parameter < 0, operation, input };
+  const pattern = new URLPattern({ pathname });
+  return { pattern, prefix, exact: parameter < 0, operation, input, named };
+}
+
+/**
+ * A theme's path segment: digits (or a minus and digits) are its id, anything else its slug. The
+ * other one is set empty (absent to the parser), so that the path wins over an `id` or `slug` of
+ * the query string.
+ */
+function themeRef({ id, ...rest }: Record<string, string>): Record<string, string> {
+  return /^-?\d+$/.test(id) ? { ...rest, id, slug: "" } : { ...rest, id: "", slug: id };
 }
 
 const ROUTES: Route[] = [
@@ -73,8 +90,8 @@ const ROUTES: Route[] = [
   route("/api/v1/overview", OPERATIONS.getOverview, "query"),
   route("/api/v1/categories", OPERATIONS.listCategories, "query"),
   route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, "query"),
-  route("/api/v1/themes/:id", OPERATIONS.getTheme, "path"),
-  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "query"),
+  route("/api/v1/themes/:id", OPERATIONS.getTheme, "path", themeRef),
+  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "query", themeRef),
   route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 
@@ -152,13 +169,14 @@ export function createRestHandler(
     const key = apiKeyOf(request, url);
     let prepared: Prepared;
     try {
+      const params = (r.named ?? ((p) => p))(decodePath(groups));
       prepared = prepareOperation(
         r.operation.name,
         deps,
         (schema) =>
           r.input === "path"
-            ? parseParams(schema, decodePath(groups))
-            : parseQuery(schema, withPathParams(url, decodePath(groups))),
+            ? parseParams(schema, params)
+            : parseQuery(schema, withPathParams(url, params)),
       );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
