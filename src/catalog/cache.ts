@@ -99,3 +99,10 @@ export class VersionedCache {
     };
   }
 }
+
+/** A stable cache key of a parameter object (keys sorted, undefined dropped). */
+export function keyOf(prefix: string, params: object): string {
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return `${prefix}:${JSON.stringify(entries)}`;
+}

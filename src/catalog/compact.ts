@@ -24,7 +24,7 @@ export const ANSWER_BUDGET = 8_192;
 /** How much of an answer a caller asks for. */
 export const DetailSchema = z.object({
   detail: z.enum(["compact", "full"], "must be one of compact, full").default("compact")
-    .describe("full: every field, uncut"),
+    .describe("full: every field"),
 });
 export type Detail = z.infer<typeof DetailSchema>["detail"];
 

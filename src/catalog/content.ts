@@ -3,7 +3,7 @@
  * and MCP tools both call these, with the data version the request's key check returned, so the
  * two surfaces share one cache and one set of queries.
  */
-import { type CacheStats, VersionedCache } from "./cache.ts";
+import { type CacheStats, keyOf, VersionedCache } from "./cache.ts";
 import type { Sql } from "../db/open.ts";
 import type { ReadRouter } from "../db/replicas.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
@@ -41,6 +41,7 @@ import type { ListRow } from "./list_items.ts";
 import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
 import { getThemeHistory } from "./theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
+import type { ThemeRef } from "./theme_ref.ts";
 import type {
   BlogList,
   BlogPost,
@@ -98,7 +99,7 @@ export interface Content {
   getOverview(version: number): Promise<Overview>;
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
-  getTheme(version: number, id: number): Promise<ThemeDetail>;
+  getTheme(version: number, ref: ThemeRef): Promise<ThemeDetail>;
   /** The opportunities nearest to one (src/catalog/similar.ts). */
   findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
   /** The themes and opportunities nearest to an idea. */
@@ -120,13 +121,6 @@ export interface ListPlan {
 
 /** The answer's quality fields without q: nothing to judge. */
 const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [], ...UNREAD };
-
-/** A stable cache key of a parameter object (keys sorted, undefined dropped). */
-function keyOf(prefix: string, params: object): string {
-  const entries = Object.entries(params).filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return `${prefix}:${JSON.stringify(entries)}`;
-}
 
 /** Builds the cached content operations; `maxEntries` bounds the cache (0 disables it). */
 export function createContent(
@@ -285,7 +279,7 @@ export function createContent(
     // page to the back of the queue behind the counts that arrived after it.
     return await searches.run(async () => {
       const found = await searchOpportunities(sql, query, {
-        forcePlans: context.forcePlans,
+        ...context,
         memo: memo ?? searchMemo(version),
         meaning: (text) => meaningOf(text, { sql, version, primary, onError }),
       });
@@ -361,16 +355,18 @@ export function createContent(
         `blog_post:${slug}`,
         () => on(version, (sql) => getBlogPost(sql, slug, context)),
       ),
-    getOverview: (version) => cached(version, "overview", () => on(version, getOverview)),
-    listCategories: (version) => cached(version, "categories", () => on(version, listCategories)),
+    getOverview: (version) =>
+      cached(version, "overview", () => on(version, (sql) => getOverview(sql, context))),
+    listCategories: (version) =>
+      cached(version, "categories", () => on(version, (sql) => listCategories(sql, context))),
     listTrendingThemes: (version, query) =>
       cached(
         version,
         keyOf("trending", query),
-        () => on(version, (sql) => listTrendingThemes(sql, query)),
+        () => on(version, (sql) => listTrendingThemes(sql, query, context)),
       ),
-    getTheme: (version, id) =>
-      cached(version, `theme:${id}`, () => on(version, (sql) => getTheme(sql, id, context))),
+    getTheme: (version, ref) =>
+      cached(version, keyOf("theme", ref), () => on(version, (sql) => getTheme(sql, ref, context))),
     findSimilar: (version, query) =>
       cached(
         version,
@@ -387,7 +383,7 @@ export function createContent(
       cached(
         version,
         keyOf("theme_history", query),
-        () => on(version, (sql) => getThemeHistory(sql, query)),
+        () => on(version, (sql) => getThemeHistory(sql, query, context)),
       ),
     stats: () => cache.stats(),
     listIndex: () => lists?.stats() ?? null,

@@ -57,6 +57,8 @@ export interface Judging {
   ignored: string[];
   /** The subject as read (q syntax). */
   subject: string;
+  /** The public base URL (suggestions carry their pages). */
+  base: string;
 }
 
 /**
@@ -143,8 +145,8 @@ export async function judgeAnswer(
       suggestions: !unsure
         ? []
         : judging.meaning
-        ? await suggestionsByMeaning(sql, judging.meaning)
-        : await suggestionsFor(sql, terms, best),
+        ? await suggestionsByMeaning(sql, judging.meaning, judging.base)
+        : await suggestionsFor(sql, terms, { best, base: judging.base }),
     };
   });
   // No significant word (stop words, or only exclusions) and no meaning: nothing to judge.

@@ -37,6 +37,16 @@ export function opportunityUrl(base: string, id: number, slug: string): string {
   return `${base}/opportunities/${id}/${slug}`;
 }
 
+/** The public page of a theme (src/web/public/theme_page.ts serves it). */
+export function themeUrl(base: string, slug: string): string {
+  return `${base}/themes/${slug}`;
+}
+
+/** The public page of a category (src/web/public/category_page.ts serves it). */
+export function categoryUrl(base: string, slug: string): string {
+  return `${base}/categories/${slug}`;
+}
+
 /** The scores of an opportunity, named and in the order of every answer that carries them. */
 export function scoresOf(row: Scores): Scores {
   return {

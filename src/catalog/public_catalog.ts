@@ -53,7 +53,7 @@ export async function getPublicTheme(
     select t.id, c.slug as category_slug, c.name as category_name
     from themes t join categories c on c.id = t.category_id where t.slug = ${slug}`;
   if (!row) return undefined;
-  const detail = await getTheme(sql, row.id, ctx);
+  const detail = await getTheme(sql, { id: row.id }, ctx);
   const t = detail.theme;
   return {
     id: t.id,

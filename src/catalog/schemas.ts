@@ -11,6 +11,9 @@ import {
   TrendWindowSchema,
   WeeklyPointsSchema,
 } from "./trend_schemas.ts";
+import { SLUG_PATTERN } from "./theme_ref.ts";
+
+export { SLUG_PATTERN };
 
 export const RECOMMENDATIONS = ["Build", "Validate", "Skip"] as const;
 
@@ -29,9 +32,6 @@ export type SubScoreSort = typeof SUB_SCORE_SORTS[number];
 /** The orders of the opportunity list. */
 export const OPPORTUNITY_SORTS = ["score", "newest", "relevance", ...SUB_SCORE_SORTS] as const;
 export type OpportunitySort = typeof OPPORTUNITY_SORTS[number];
-
-/** A slug pattern: lowercase ASCII letters and digits in words joined by single dashes. */
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 function intParam(min: number, max: number | undefined, description: string) {
   let s = z.number().int("must be an integer").min(min, `must be at least ${min}`);
@@ -96,7 +96,7 @@ export const OpportunityQuerySchema = z.object({
     .regex(SLUG_PATTERN, "must be a slug of lowercase letters, digits and dashes").optional()
     .describe("Theme slug"),
   online_only: z.boolean("must be true or false").default(true).describe(
-    "Only ideas that can ship as software (default true)",
+    "Only ideas that ship as software",
   ),
   // The sub-score bounds, inclusive (tools/list has a budget: a few words each).
   min_pain_point_intensity: subScoreParam("Lowest pain, 0-10"),
@@ -132,10 +132,6 @@ export type BlogQuery = z.infer<typeof BlogQuerySchema>;
 // An id is any integer: one that names nothing is a 404, not a 422 (docs/DECISIONS.md section 4).
 export const OpportunityIdSchema = z.object({
   id: z.number().int("must be an integer").describe("Opportunity id"),
-});
-
-export const ThemeIdSchema = z.object({
-  id: z.number().int("must be an integer").describe("Theme id (see list_trending_themes)"),
 });
 
 export const BlogSlugSchema = z.object({
@@ -237,6 +233,9 @@ export const SuggestionSchema = z.object({
   ask: z.object({ category: z.string().optional(), theme: z.string().optional() }).describe(
     "Ask again with these parameters: {category} or {theme}, each a slug",
   ),
+  url: z.string().describe(
+    "Public page of the theme or category (/themes/{slug}, /categories/{slug})",
+  ),
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 
@@ -320,6 +319,7 @@ export const CategorySchema = z.object({
   description: z.string(),
   theme_count: z.number().int(),
   opportunity_count: z.number().int(),
+  url: z.string().describe("Public page of the category, {PUBLIC_BASE_URL}/categories/{slug}"),
 });
 export type Category = z.infer<typeof CategorySchema>;
 
@@ -344,6 +344,7 @@ export const ThemeSchema = z.object({
   opportunity_count: z.number().int(),
   avg_score: z.number().nullable().describe("Average opportunity score, null without any"),
   updated_at: DateTime,
+  url: z.string().describe("Public page of the theme, {PUBLIC_BASE_URL}/themes/{slug}"),
 });
 export type Theme = z.infer<typeof ThemeSchema>;
 

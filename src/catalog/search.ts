@@ -18,9 +18,9 @@
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
-import { searchText } from "./common.ts";
+import { type QueryContext, searchText } from "./common.ts";
 import { countOpportunities, findPage, type ListRow, pagePlan } from "./opportunities.ts";
-import type { MatchKind, OpportunityQuery } from "./schemas.ts";
+import type { MatchKind, OpportunityQuery, ReadAs } from "./schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { compareRows, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
@@ -29,7 +29,6 @@ import { liftedRows, meantRows, themeBoosts, type ThemeLift, themeLift } from ".
 import { type RankedUnit, rankUnits, searchUnits } from "./search_units.ts";
 import { type Framing, readFraming } from "./framing.ts";
 import { type Meaning, MEANING_SHARE, meaningLift } from "./meaning/reading.ts";
-import type { ReadAs } from "./schemas.ts";
 
 /**
  * The share of a question's words' weight (title words in full, description words at 0.4) that
@@ -96,9 +95,8 @@ export interface SearchPage extends Judged {
   next_cursor: string | null;
 }
 
-/** How a question is answered: plans, the shared memo, and its reading by meaning. */
-export interface SearchOptions {
-  forcePlans?: boolean;
+/** How a question is answered: plans and URLs, the shared memo, and its reading by meaning. */
+export interface SearchOptions extends Pick<QueryContext, "forcePlans" | "publicBaseUrl"> {
   memo: Memo;
   candidates?: number;
   /**
@@ -253,6 +251,7 @@ async function answerSubject(
     meaning: meaning ?? undefined,
     ignored: framing.ignored,
     subject: text,
+    base: options.publicBaseUrl,
   };
   const read_as: ReadAs = {
     subject: text || null,

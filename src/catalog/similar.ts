@@ -117,7 +117,10 @@ export async function matchIdea(
   return {
     confidence,
     suggestions: confidence < CONFIDENT && terms.length > 0
-      ? await suggestionsFor(sql, terms, rows.map((r) => ({ id: r.id, relevance: r.similarity })))
+      ? await suggestionsFor(sql, terms, {
+        best: rows.map((r) => ({ id: r.id, relevance: r.similarity })),
+        base: ctx.publicBaseUrl,
+      })
       : [],
     terms: terms.filter((t) => t.df > 0).sort((a, b) =>
       b.weight - a.weight || (a.term < b.term ? -1 : 1)
@@ -125,7 +128,7 @@ export async function matchIdea(
       .slice(0, TERMS).map((t) => t.term),
     unmatched_terms: terms.filter((t) => t.df === 0).map((t) => t.word),
     themes: themeIds.filter((id) => themes.has(id)).map((id) => ({
-      ...toTheme(themes.get(id)!),
+      ...toTheme(themes.get(id)!, ctx.publicBaseUrl),
       similarity: byTheme.get(id)!.similarity,
     })),
     opportunities: rows.slice(0, query.limit).map((row) => ({

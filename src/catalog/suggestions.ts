@@ -8,20 +8,32 @@
 import type { Sql } from "../db/open.ts";
 import { type QuestionTerm, termQuery } from "./confidence.ts";
 import type { Suggestion } from "./schemas.ts";
+import { categoryUrl, themeUrl } from "./list_items.ts";
 
 /** Themes and categories suggested at most (everything when nothing is near: the categories). */
 const THEMES = 3;
 const CATEGORIES = 2;
 
-/** The suggestions for a question of `terms` whose answer's best rows are `best`. */
+type SuggestionRow = Omit<Suggestion, "url">;
+
+/** A suggestion with the url of its public page; `base` is the public base URL. */
+function withUrl(row: SuggestionRow, base: string): Suggestion {
+  const url = row.kind === "theme" ? themeUrl(base, row.slug) : categoryUrl(base, row.slug);
+  return { ...row, url };
+}
+
+/**
+ * The suggestions for a question of `terms` whose answer's best rows are `best`; `base` is the
+ * public base URL.
+ */
 export async function suggestionsFor(
   sql: Sql,
   terms: QuestionTerm[],
-  best: { id: number; relevance: number }[],
+  { best, base }: { best: { id: number; relevance: number }[]; base: string },
 ): Promise<Suggestion[]> {
   const total = terms.reduce((sum, t) => sum + t.weight, 0) || 1;
   const queries = terms.map((t) => [termQuery(t), t.weight / total]);
-  const rows = await sql<(Suggestion & { near: number })[]>`
+  const rows = await sql<(SuggestionRow & { near: number })[]>`
     with t as (
       select (x->>0)::tsquery as q, (x->>1)::float8 as w
       from jsonb_array_elements(${JSON.stringify(queries)}::text::jsonb) as x
@@ -64,7 +76,7 @@ export async function suggestionsFor(
       from cats where not exists (select 1 from top_cats) order by size desc, slug
     )
     select * from top_themes union all select * from top_cats union all select * from every_cat`;
-  return rows.map(({ near: _near, ...s }) => s);
+  return rows.map(({ near: _near, ...s }) => withUrl(s, base));
 }
 
 /**
@@ -74,10 +86,11 @@ export async function suggestionsFor(
 export async function suggestionsByMeaning(
   sql: Sql,
   meaning: { themes: [number, number][]; categories: [number, number][] },
+  base: string,
 ): Promise<Suggestion[]> {
   const themes = meaning.themes.slice(0, THEMES).map(([id]) => id);
   const categories = meaning.categories.slice(0, CATEGORIES).map(([id]) => id);
-  const rows = await sql<(Suggestion & { kind: string; n: number })[]>`
+  const rows = await sql<(SuggestionRow & { n: number })[]>`
     select 'theme' as kind, t.slug, t.name, t.summary, jsonb_build_object('theme', t.slug) as ask,
       x.n
     from jsonb_array_elements_text(${JSON.stringify(themes)}::text::jsonb) with ordinality
@@ -90,5 +103,5 @@ export async function suggestionsByMeaning(
       as x(id, n)
     join categories c on c.id = x.id::int
     order by n`;
-  return rows.map(({ n: _n, ...s }) => s);
+  return rows.map(({ n: _n, ...s }) => withUrl(s, base));
 }

@@ -5,9 +5,12 @@
  * without points in its last weeks counts zeros there.
  */
 import type { Sql } from "../db/open.ts";
-import { NotFoundError } from "../platform/errors.ts";
 import { isRowId } from "../db/rows.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
+import type { QueryContext } from "./common.ts";
+import { themeRefOf } from "./theme_ref.ts";
+import { themeNotFound, themeWhere } from "./theme_lookup.ts";
+import { themeUrl } from "./list_items.ts";
 
 /** The weeks a theme detail shows. */
 export const DETAIL_WEEKS = 26;
@@ -40,14 +43,20 @@ export async function weeklyMentions(
   return [...rows];
 }
 
-/** A theme's mentions per week or month between two days (both optional). */
-export async function getThemeHistory(sql: Sql, query: ThemeHistoryQuery): Promise<ThemeHistory> {
-  const { id, interval } = query;
-  if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
-  const [theme] = await sql<ThemeHistory["theme"][]>`
+/** A theme's mentions (by id or slug) per week or month between two days (both optional). */
+export async function getThemeHistory(
+  sql: Sql,
+  query: ThemeHistoryQuery,
+  ctx: QueryContext,
+): Promise<ThemeHistory> {
+  const { interval } = query;
+  const ref = themeRefOf(query);
+  if (ref.slug === undefined && !isRowId(ref.id)) throw themeNotFound(ref);
+  const [theme] = await sql<Omit<ThemeHistory["theme"], "url">[]>`
     select t.id, t.slug, t.name, c.slug as category, t.trend_status
-    from themes t join categories c on c.id = t.category_id where t.id = ${id}`;
-  if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
+    from themes t join categories c on c.id = t.category_id where ${themeWhere(sql, ref)}`;
+  if (!theme) throw themeNotFound(ref);
+  const id = theme.id;
   const step = interval === "week" ? "7 days" : "1 month";
   const rows = await sql<{ lo: string; hi: string; start: string; mentions: number }[]>`
     with span as (
@@ -71,7 +80,7 @@ export async function getThemeHistory(sql: Sql, query: ThemeHistoryQuery): Promi
     order by p.period`;
   const points = rows.map(({ start, mentions }) => ({ start, mentions }));
   return {
-    theme: { ...theme },
+    theme: { ...theme, url: themeUrl(ctx.publicBaseUrl, theme.slug) },
     interval,
     from: rows[0]?.lo ?? null,
     to: rows[0]?.hi ?? null,

@@ -1,6 +1,5 @@
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
-import { NotFoundError } from "../platform/errors.ts";
 import type {
   Category,
   Overview,
@@ -12,9 +11,12 @@ import type {
 import type { QueryContext } from "./common.ts";
 import { iso, isRowId } from "../db/rows.ts";
 import { listColumns, listOrder, type ListRow, toListItem } from "./opportunities.ts";
+import { categoryUrl, themeUrl } from "./list_items.ts";
 import { weeklyMentions } from "./theme_history.ts";
+import type { ThemeRef } from "./theme_ref.ts";
+import { themeNotFound, themeWhere } from "./theme_lookup.ts";
 
-export type ThemeRow = Omit<Theme, "updated_at" | "growth"> & {
+export type ThemeRow = Omit<Theme, "updated_at" | "growth" | "url"> & {
   updated_at: Date;
   growth_7d: number | null;
   growth_90d: number | null;
@@ -35,12 +37,14 @@ export function themeSelect(sql: Sql): postgres.Fragment {
     ) s`;
 }
 
-export function toTheme(row: ThemeRow): Theme {
+/** Shapes a row of themeSelect into a theme; `base` is the public base URL. */
+export function toTheme(row: ThemeRow, base: string): Theme {
   const { growth_7d, growth_90d, growth_1y, updated_at, ...theme } = row;
   return {
     ...theme,
     growth: { "7d": growth_7d, "30d": row.trend_change, "90d": growth_90d, "1y": growth_1y },
     updated_at: iso(updated_at),
+    url: themeUrl(base, row.slug),
   };
 }
 
@@ -63,7 +67,11 @@ function growthColumn(sql: Sql, window: TrendingQuery["window"]): postgres.Fragm
  * growth, or with a status the themes of that status by it; optionally of one category. Each
  * filter has its index (sql/0015_theme_trends.sql).
  */
-export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promise<TrendingThemes> {
+export async function listTrendingThemes(
+  sql: Sql,
+  query: TrendingQuery,
+  ctx: QueryContext,
+): Promise<TrendingThemes> {
   const growth = growthColumn(sql, query.window);
   const filter = query.status
     ? sql`t.trend_status = ${query.status}`
@@ -85,12 +93,15 @@ export async function listTrendingThemes(sql: Sql, query: TrendingQuery): Promis
       ${order}
       limit ${query.limit}))
     ${order}`;
-  return { items: rows.map(toTheme) };
+  return { items: rows.map((row) => toTheme(row, ctx.publicBaseUrl)) };
 }
 
-/** One theme and its ten best opportunities. */
-export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise<ThemeDetail> {
-  if (!isRowId(id)) throw new NotFoundError(`Cannot find theme ${id}`);
+/** One theme, by id or slug, and its ten best opportunities. */
+export async function getTheme(sql: Sql, ref: ThemeRef, ctx: QueryContext): Promise<ThemeDetail> {
+  // A slug is read as its id first: the three reads below run at once, by id.
+  const id = ref.slug === undefined ? ref.id : (await sql<{ id: number }[]>`
+    select t.id from themes t where ${themeWhere(sql, ref)}`)[0]?.id;
+  if (id === undefined || !isRowId(id)) throw themeNotFound(ref);
   const [[theme], weekly, top] = await Promise.all([
     sql<ThemeRow[]>`${themeSelect(sql)} where t.id = ${id}`,
     weeklyMentions(sql, id),
@@ -98,23 +109,26 @@ export async function getTheme(sql: Sql, id: number, ctx: QueryContext): Promise
       select ${listColumns(sql)}
       from opportunities o where o.theme_id = ${id} ${listOrder(sql)} limit 10`,
   ]);
-  if (!theme) throw new NotFoundError(`Cannot find theme ${id}`);
+  if (!theme) throw themeNotFound(ref);
   return {
-    theme: toTheme(theme),
+    theme: toTheme(theme, ctx.publicBaseUrl),
     weekly_mentions: weekly,
     top_opportunities: top.map((row) => toListItem(row, ctx.publicBaseUrl)),
   };
 }
 
 /** Every category with its theme and opportunity counts, by name. */
-export async function listCategories(sql: Sql): Promise<{ items: Category[] }> {
-  const items = await sql<Category[]>`
+export async function listCategories(
+  sql: Sql,
+  ctx: QueryContext,
+): Promise<{ items: Category[] }> {
+  const items = await sql<Omit<Category, "url">[]>`
     select c.id, c.slug, c.name, c.description,
       (select count(*)::int from themes t where t.category_id = c.id) as theme_count,
       (select count(*)::int from opportunities o join themes t on t.id = o.theme_id
         where t.category_id = c.id) as opportunity_count
     from categories c order by c.name, c.id`;
-  return { items: [...items] };
+  return { items: items.map((c) => ({ ...c, url: categoryUrl(ctx.publicBaseUrl, c.slug) })) };
 }
 
 /**
@@ -131,9 +145,9 @@ export function overviewForPlan(overview: Overview, plan: string): Overview {
 }
 
 /** The landscape: categories with counts, the five fastest-rising themes, and totals. */
-export async function getOverview(sql: Sql): Promise<Overview> {
+export async function getOverview(sql: Sql, ctx: QueryContext): Promise<Overview> {
   const [{ items: categories }, trending, [totals]] = await Promise.all([
-    listCategories(sql),
+    listCategories(sql, ctx),
     sql<ThemeRow[]>`
       ${themeSelect(sql)}
       where t.id = any(array(select id from themes order by trend_change desc, id limit 5))
@@ -145,7 +159,7 @@ export async function getOverview(sql: Sql): Promise<Overview> {
   ]);
   return {
     categories,
-    trending: trending.map(toTheme),
+    trending: trending.map((row) => toTheme(row, ctx.publicBaseUrl)),
     totals: { ...totals },
     generated_at: new Date().toISOString(),
   };

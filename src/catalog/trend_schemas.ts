@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { GROWTH_WINDOWS, TREND_STATUSES } from "./trend_rule.ts";
+import { THEME_REF_FIELDS, themeRefProblem } from "./theme_ref.ts";
 
 export const TREND_WINDOWS = Object.keys(GROWTH_WINDOWS) as (keyof typeof GROWTH_WINDOWS)[];
 export const HISTORY_INTERVALS = ["week", "month"] as const;
@@ -44,7 +45,7 @@ export const WeeklyPointsSchema = z.array(PointSchema).describe(
 const Day = z.iso.date("must be a date, YYYY-MM-DD");
 
 export const ThemeHistoryQuerySchema = z.object({
-  id: z.number().int("must be an integer").describe("Theme id (see list_trending_themes)"),
+  ...THEME_REF_FIELDS,
   interval: z.enum(HISTORY_INTERVALS, "must be one of week, month").default("week").describe(
     "Points per week (Monday to Sunday, default) or per calendar month",
   ),
@@ -52,9 +53,10 @@ export const ThemeHistoryQuerySchema = z.object({
     "First day to count, YYYY-MM-DD (default: the theme's first point)",
   ),
   to: Day.optional().describe("Last day to count, YYYY-MM-DD (default: the newest data)"),
-}).refine((q) => !q.from || !q.to || q.from <= q.to, {
-  path: ["from"],
-  message: "must not be after to",
+}).superRefine((q, ctx) => {
+  const problem = themeRefProblem(q) ??
+    (q.from && q.to && q.from > q.to ? { path: ["from"], message: "must not be after to" } : null);
+  if (problem) ctx.addIssue({ code: "custom", ...problem, input: q });
 });
 export type ThemeHistoryQuery = z.infer<typeof ThemeHistoryQuerySchema>;
 
@@ -65,6 +67,7 @@ export const ThemeHistorySchema = z.object({
     name: z.string(),
     category: z.string().describe("Category slug"),
     trend_status: TrendStatusSchema.nullable(),
+    url: z.string().describe("Public page of the theme, {PUBLIC_BASE_URL}/themes/{slug}"),
   }),
   interval: z.enum(HISTORY_INTERVALS),
   from: z.iso.date().nullable().describe("First day counted (null when nothing is)"),

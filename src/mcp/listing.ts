@@ -24,10 +24,18 @@ type Node = Record<string, unknown>;
 export type OutputBriefs = Readonly<Record<string, readonly string[]>>;
 
 /**
- * The fields a theme or an opportunity keeps where another tool spells it out: get_theme and
- * list_trending_themes list themes in full, query_opportunities opportunities.
+ * The fields a theme or an opportunity keeps where another tool spells it out, its url always:
+ * get_theme and list_trending_themes list themes in full, query_opportunities opportunities.
  */
-export const THEME_BRIEF = ["id", "slug", "name", "category", "trend_change", "trend_status"];
+export const THEME_BRIEF = [
+  "id",
+  "slug",
+  "name",
+  "category",
+  "trend_change",
+  "trend_status",
+  "url",
+];
 export const OPPORTUNITY_BRIEF = ["id", "title", "recommendation", "score", "url"];
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;

@@ -19,7 +19,7 @@ export const SIMILAR_TOOLS = [
     name: "find_similar_opportunities",
     title: "Similar opportunities",
     description: 'Answers "what else is like this?": the opportunities nearest to one by the ' +
-      "rare words of their titles and descriptions, nearest first, each with a similarity from 0 " +
+      "rare words of their texts, nearest first, each with a similarity from 0 " +
       "to 1 (below 0.5 not the same thing), at most 100, items as " +
       `query_opportunities lists them; ${PAGES}; ${FULL}: every field (1.5 KB an item). ${PRO}; ` +
       "1 call when " +
@@ -42,7 +42,7 @@ export const SIMILAR_TOOLS = [
       `query_opportunities; ${FULL}: every field, with competitors, 2 KB a pair), each with a ` +
       "similarity " +
       "from 0 to 1 (1.0 the same idea), the words matched " +
-      "and unmatched_terms (the idea's words nothing in the catalogue holds). Confidence below " +
+      "and unmatched_terms (words nothing holds). Confidence below " +
       "0.5: nothing addresses the idea: say so or use a suggestion. " +
       `${PRO}; 1 call.`,
     tier: "pro",

@@ -16,7 +16,6 @@ import {
   OpportunityQuerySchema,
   OverviewSchema,
   ThemeDetailSchema,
-  ThemeIdSchema,
   TrendingQuerySchema,
   TrendingThemesSchema,
 } from "../catalog/schemas.ts";
@@ -37,6 +36,7 @@ import {
 } from "./listing.ts";
 import { SIMILAR_TOOLS } from "./similar_tools.ts";
 import { COMPACT, DetailSchema, FULL, ITEM, PAGES, TOOL_DEFAULTS } from "../catalog/compact.ts";
+import { ThemeRefSchema } from "../catalog/theme_ref.ts";
 import { THEME_HISTORY_TOOL } from "./trend_tools.ts";
 import {
   WatchCreateSchema,
@@ -131,11 +131,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_opportunity",
     title: "Opportunity details",
-    description: "Returns one opportunity by id: description, scores (score 0-100; pain, " +
-      "willingness to pay, difficulty, sustainability 0-10), Build/Validate/Skip verdict, " +
-      "audience, monetization, market size, features, competitors, differentiation, risks, up " +
-      `to 5 scrubbed quotes as evidence, the related article's URL. ${CUT} ${FREE}; 1 call ` +
-      "when found, nothing when the id is unknown.",
+    description: "Returns one opportunity by id: description, scores, Build/Validate/Skip " +
+      "verdict, audience, monetization, market size, features, competitors, differentiation, " +
+      "risks, up to 5 scrubbed quotes as evidence, the related article's URL. " +
+      `${CUT} ${FREE}; 1 call when found, nothing when the id is unknown.`,
     tier: "free",
     inputSchema: OpportunityIdSchema,
     outputSchema: OpportunityDetailSchema,
@@ -200,12 +199,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "get_theme",
     title: "Theme details",
-    description: "Returns one theme by id (as list_trending_themes lists it: trend, status, " +
-      "growth per window, counts, average score), its last 26 weeks of mentions, and its 10 " +
-      `best opportunities (as query_opportunities lists them). ${PRO}; 1 call when found, ` +
-      "nothing when the id is unknown.",
+    description: "Returns one theme by id or slug (as list_trending_themes lists it, with its " +
+      "summary), its last 26 weeks of mentions and its 10 best opportunities (as " +
+      `query_opportunities lists them); ${FULL}: every field (10 KB more). ${PRO}; 1 call ` +
+      "when found, nothing when unknown.",
     tier: "pro",
-    inputSchema: ThemeIdSchema,
+    inputSchema: ThemeRefSchema,
     outputSchema: ThemeDetailSchema,
     outputBriefs: { theme: THEME_BRIEF, top_opportunities: OPPORTUNITY_BRIEF },
     annotations: ANNOTATIONS,
@@ -302,8 +301,12 @@ export const WATCH_TOOLS: readonly WatchToolDefinition[] = [
     tier: "free",
     inputSchema: z.object({}),
     outputSchema: WatchListSchema,
-    // The query's filters are query_opportunities' own, spelled out in its input schema.
-    outputBriefs: { "items.query": ["min_score", "online_only"] },
+    // The query's filters are query_opportunities' own, spelled out in its input schema; a
+    // watch's other fields (paused, status_reason, updated_at) are in the REST schema.
+    outputBriefs: {
+      items: ["id", "name", "query", "deliveries", "status", "theme_status", "created_at"],
+      "items.query": ["min_score", "online_only"],
+    },
     annotations: {
       readOnlyHint: true,
       openWorldHint: false,

@@ -8,11 +8,12 @@ import { ThemeHistoryQuerySchema, ThemeHistorySchema } from "../catalog/trend_sc
 export const THEME_HISTORY_TOOL = {
   name: "get_theme_history",
   title: "Theme history",
-  description: "Returns a theme's mentions as a time series, one point per week or month, " +
-    "oldest first (periods without mentions are 0, the last may be incomplete), with its " +
-    "lifecycle status, which the weekly points decide (rule at /docs/trends): did it rise " +
-    "steadily, spike, or fade? One point per period of the span (52 a year by week). " +
-    "Requires the Pro plan (or Business); 1 call when found, nothing when the id is unknown.",
+  description: "Returns a theme's mentions (by id or slug) as a time series, one point per " +
+    "week or month, oldest first (periods without mentions are 0, the last may be incomplete), " +
+    "with its lifecycle status (rule at /docs/trends). By " +
+    'default the newest 26 points (earlier_points counts the others); detail "full" gives the ' +
+    "whole span, or narrow it with from and to. Requires the Pro plan (or Business); 1 call " +
+    "when found, nothing when unknown.",
   tier: "pro",
   inputSchema: ThemeHistoryQuerySchema,
   outputSchema: ThemeHistorySchema,

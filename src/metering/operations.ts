@@ -23,7 +23,6 @@ import {
   BlogSlugSchema,
   OpportunityIdSchema,
   OpportunityQuerySchema,
-  ThemeIdSchema,
   TrendingQuerySchema,
 } from "../catalog/schemas.ts";
 import {
@@ -40,6 +39,8 @@ import {
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
 import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar_schemas.ts";
 import { ThemeHistoryQuerySchema } from "../catalog/trend_schemas.ts";
+import { type ThemeRef, themeRefOf, ThemeRefSchema } from "../catalog/theme_ref.ts";
+import { themeExistsFragment, themeNotFound } from "../catalog/theme_lookup.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import { callText } from "./repeats.ts";
@@ -107,6 +108,11 @@ function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what
   };
 }
 
+/** `exists` of a theme by id or slug, as rowExists. */
+function themeExists(sql: Sql, ref: ThemeRef): Existence {
+  return { check: themeExistsFragment(sql, ref), notFound: () => themeNotFound(ref) };
+}
+
 const DEFINITIONS: Record<OperationName, Definition> = {
   // Streamed, and priced by its rows, by src/rest/export.ts: no surface prepares it here.
   exportOpportunities() {
@@ -162,11 +168,8 @@ const DEFINITIONS: Record<OperationName, Definition> = {
     return { work: (v) => content.listTrendingThemes(v, query) };
   },
   getTheme({ sql, content }, parse) {
-    const { id } = parse(ThemeIdSchema);
-    return {
-      existence: rowExists(sql, "themes", id, "theme"),
-      work: (v) => content.getTheme(v, id),
-    };
+    const ref = themeRefOf(parse(ThemeRefSchema));
+    return { existence: themeExists(sql, ref), work: (v) => content.getTheme(v, ref) };
   },
   findSimilar({ sql, content }, parse) {
     const query = parse(SimilarQuerySchema);
@@ -182,7 +185,7 @@ const DEFINITIONS: Record<OperationName, Definition> = {
   getThemeHistory({ sql, content }, parse) {
     const query = parse(ThemeHistoryQuerySchema);
     return {
-      existence: rowExists(sql, "themes", query.id, "theme"),
+      existence: themeExists(sql, themeRefOf(query)),
       work: (v) => content.getThemeHistory(v, query),
     };
   },

@@ -63,12 +63,29 @@ interface Route {
   operation: Operation & { name: OperationName };
   /** Where the operation's input comes from: the path parameters or the query string. */
   input: "path" | "query";
+  /** The path parameters as the operation's input names them (default: as they are). */
+  named?: (params: Record<string, string>) => Record<string, string>;
 }
 
-function route(pathname: string, operation: Route["operation"], input: Route["input"]): Route {
+function route(
+  pathname: string,
+  operation: Route["operation"],
+  input: Route["input"],
+  named?: Route["named"],
+): Route {
   const parameter = pathname.indexOf(":");
   const prefix = parameter < 0 ? pathname : pathname.slice(0, parameter);
-  return { pattern: new URLPattern({ pathname }), prefix, exact: parameter < 0, operation, input };
+  const pattern = new URLPattern({ pathname });
+  return { pattern, prefix, exact: parameter < 0, operation, input, named };
+}
+
+/**
+ * A theme's path segment: digits (or a minus and digits) are its id, anything else its slug. The
+ * other one is set empty (absent to the parser), so that the path wins over an `id` or `slug` of
+ * the query string.
+ */
+function themeRef({ id, ...rest }: Record<string, string>): Record<string, string> {
+  return /^-?\d+$/.test(id) ? { ...rest, id, slug: "" } : { ...rest, id: "", slug: id };
 }
 
 const ROUTES: Route[] = [
@@ -81,8 +98,8 @@ const ROUTES: Route[] = [
   route("/api/v1/overview", OPERATIONS.getOverview, "query"),
   route("/api/v1/categories", OPERATIONS.listCategories, "query"),
   route("/api/v1/themes/trending", OPERATIONS.listTrendingThemes, "query"),
-  route("/api/v1/themes/:id", OPERATIONS.getTheme, "path"),
-  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "query"),
+  route("/api/v1/themes/:id", OPERATIONS.getTheme, "path", themeRef),
+  route("/api/v1/themes/:id/history", OPERATIONS.getThemeHistory, "query", themeRef),
   route("/api/v1/usage", OPERATIONS.getUsage, "query"),
 ];
 
@@ -99,6 +116,23 @@ function decodePath(groups: Record<string, string | undefined>): Record<string, 
     }
   }
   return out;
+}
+
+/**
+ * `error` naming the path parameter as the URL does: a route whose input renames it (the
+ * theme's `{id}`, read as `slug` when it is not digits) is answered about `id`, as the OpenAPI
+ * document names it.
+ */
+function asPathNamed(error: unknown, r: Route, groups: Record<string, string | undefined>) {
+  const [path] = Object.keys(groups);
+  if (!r.named || !path || !(error instanceof InvalidParameterError)) return error;
+  const renamed = Object.keys(r.named({ [path]: "x" })).concat(
+    Object.keys(r.named({ [path]: "1" })),
+  );
+  const details = error.details.map((d) =>
+    renamed.includes(d.param) && !(d.param in groups) ? { ...d, param: path } : d
+  );
+  return new InvalidParameterError(details);
 }
 
 /** `url` with the path parameters set in its query string (a query route with `:id`). */
@@ -168,18 +202,19 @@ export function createRestHandler(
     let fields: Compaction | undefined;
     try {
       fields = fieldsOf(r.operation.name, url);
+      const params = (r.named ?? ((p) => p))(decodePath(groups));
       prepared = prepareOperation(
         r.operation.name,
         deps,
         (schema) =>
           r.input === "path"
-            ? parseParams(schema, decodePath(groups))
-            : parseQuery(schema, withPathParams(url, decodePath(groups))),
+            ? parseParams(schema, params)
+            : parseQuery(schema, withPathParams(url, params)),
       );
     } catch (error) {
       // A bad parameter is answered only once the key is known to be good (401/403 first).
       const caller = await authenticate(deps.sql, key);
-      return { response: errorResponse(error, caller.usage), caller };
+      return { response: errorResponse(asPathNamed(error, r, groups), caller.usage), caller };
     }
     const admittedAt = new Date();
     const { caller, refusal, charged, fetched, fingerprint } = await admit(

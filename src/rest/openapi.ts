@@ -50,9 +50,11 @@ function schemaOf(s: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
   return rest;
 }
 
-function queryParameters(s: z.ZodObject): JsonSchema[] {
+/** The query parameters of `s`, less those the path gives (`inPath`). */
+function queryParameters(s: z.ZodObject, inPath: string[] = []): JsonSchema[] {
   const json = schemaOf(s, "input") as { properties: Record<string, JsonSchema> };
-  return Object.entries(json.properties).map(([name, prop]) => {
+  const names = Object.entries(json.properties).filter(([name]) => !inPath.includes(name));
+  return names.map(([name, prop]) => {
     const { description, ...schema } = prop;
     return { name, in: "query", required: false, description, schema };
   });
@@ -296,8 +298,8 @@ function build(): JsonSchema {
       "/api/v1/themes/{id}": operation({
         operationId: "getTheme",
         summary: "One theme, its last 26 weeks and its ten best opportunities",
-        description: "Pro and Business; costs 1 call, 0 on 404.",
-        parameters: [pathParameter("id", "integer", "Theme id")],
+        description: "Pro and Business; costs 1 call, 0 on 404 or 422.",
+        parameters: [pathParameter("id", "string", "Theme id (digits) or slug")],
         result: "ThemeDetail",
         notFound: true,
         proOnly: true,
@@ -309,8 +311,8 @@ function build(): JsonSchema {
           "history), oldest first, periods without mentions as 0; the last period may be " +
           "incomplete. Pro and Business; costs 1 call, 0 on 404 or 422.",
         parameters: [
-          pathParameter("id", "integer", "Theme id"),
-          ...queryParameters(ThemeHistoryQuerySchema).filter((p) => p.name !== "id"),
+          pathParameter("id", "string", "Theme id (digits) or slug"),
+          ...queryParameters(ThemeHistoryQuerySchema, ["id", "slug"]),
         ],
         result: "ThemeHistory",
         notFound: true,

@@ -41,7 +41,7 @@ function memo(): Memo {
 async function page(sql: Sql, params: Record<string, unknown>, keep: Memo) {
   const query = OpportunityQuerySchema.parse(params);
   checkCursor(query);
-  return await searchOpportunities(sql, query, { memo: keep, candidates: 7 });
+  return await searchOpportunities(sql, query, { memo: keep, candidates: 7, publicBaseUrl: "" });
 }
 
 /** Every id of a question's list, by page numbers and by cursors. */

@@ -98,7 +98,9 @@ dbTest("REST twins of the tools: overview, categories, trending themes, theme", 
     assert.equal(body.theme.avg_score, 57.5);
     assert.deepEqual(body.top_opportunities.map((o) => o.score), [75, 40]);
     assert.equal((await app.get("/api/v1/themes/999999", key)).status, 404);
-    assert.equal((await app.get("/api/v1/themes/x", key)).status, 422);
+    // Not digits: a slug; an unknown one is 404, a malformed one 422.
+    assert.equal((await app.get("/api/v1/themes/x", key)).status, 404);
+    assert.equal((await app.get("/api/v1/themes/X", key)).status, 422);
   });
 });
 

@@ -112,7 +112,9 @@ dbTest("GET /api/v1/themes/{id}/history: weeks, months, ranges, errors", async (
       assert.equal((await res.json()).error, "invalid_parameter", query);
     }
     assert.equal((await app.get(`/api/v1/themes/999999/history`, key)).status, 404);
-    assert.equal((await app.get(`/api/v1/themes/abc/history`, key)).status, 422);
+    // A segment that is not digits is a slug: an unknown one is 404, a malformed one 422.
+    assert.equal((await app.get(`/api/v1/themes/abc/history`, key)).status, 404);
+    assert.equal((await app.get(`/api/v1/themes/Not_A_Slug/history`, key)).status, 422);
     assert.equal(await usedOf(db.sql, accountId), used);
   });
   await t.step("a Free key gets plan_required", async () => {
