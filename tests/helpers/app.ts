@@ -44,6 +44,43 @@ export function mcpPost(
   );
 }
 
+/** The revision of the per-request era (2026-07-28): no handshake, an envelope in `_meta`. */
+export const MODERN_REVISION = "2026-07-28";
+
+/**
+ * tools/call of `name` as a stateless 2025 client or a 2026-07-28 client sends it (the envelope
+ * in `_meta` and the Mcp-Method, Mcp-Name headers); asserts HTTP 200, returns the JSON-RPC result.
+ */
+export async function callToolIn(
+  app: TestApp,
+  key: string,
+  era: "2025" | "2026",
+  name: string,
+  args: Record<string, unknown>,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const modern = era === "2026";
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+    "io.modelcontextprotocol/clientInfo": { name: "test", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const res = await mcpPost(
+    app,
+    key,
+    {
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
+    },
+    modern
+      ? { "Mcp-Protocol-Version": MODERN_REVISION, "Mcp-Method": "tools/call", "Mcp-Name": name }
+      : { "Mcp-Protocol-Version": "2025-11-25" },
+  );
+  assert.equal(res.status, 200, `${era} ${name}`);
+  return (await res.json()).result;
+}
+
 /** REST's defaults where a tool's differ (src/catalog/compact.ts TOOL_DEFAULTS). */
 const REST_DEFAULTS: Record<string, Record<string, number>> = {
   query_opportunities: { page_size: 20 },

@@ -6,17 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { callToolIn, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { ANSWER_BUDGET } from "../../src/catalog/compact.ts";
-
-const MODERN = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "size", version: "0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** The `result` of a tools/call in one era, and its size in bytes as sent. */
 async function call(
@@ -26,21 +19,7 @@ async function call(
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ bytes: number; result: Record<string, unknown> }> {
-  const modern = era === "2026";
-  const res = await mcpPost(
-    app,
-    key,
-    {
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: args, ...(modern ? { _meta: META } : {}) },
-    },
-    modern
-      ? { "Mcp-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name }
-      : { "Mcp-Protocol-Version": "2025-11-25" },
-  );
-  assert.equal(res.status, 200, `${name} ${era}`);
-  const { result } = await res.json();
+  const result = await callToolIn(app, key, era, name, args);
   return { bytes: new TextEncoder().encode(JSON.stringify(result)).length, result };
 }
 

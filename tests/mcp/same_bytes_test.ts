@@ -6,9 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
-
-const MODERN = "2026-07-28";
+import { callToolIn, loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 
 /** One tools/call as a stateless 2025 client or a 2026-07-28 client sends it. */
 async function callTool(
@@ -18,27 +16,7 @@ async function callTool(
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ text: string; structured: unknown; isError?: boolean }> {
-  const modern = era === "2026";
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": { name: "same-bytes", version: "0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  const res = await mcpPost(
-    app,
-    key,
-    {
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
-    },
-    {
-      "Mcp-Protocol-Version": modern ? MODERN : "2025-11-25",
-      ...(modern ? { "Mcp-Method": "tools/call", "Mcp-Name": name } : {}),
-    },
-  );
-  assert.equal(res.status, 200);
-  const { result } = await res.json();
+  const result = await callToolIn(app, key, era, name, args);
   assert.equal(result.content.length, 1);
   return {
     text: result.content[0].text,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, type TestApp, testApp, usedOf } from "../helpers/app.ts";
+import { callToolIn, loadFixture, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { ThemeDetailSchema } from "../../src/catalog/schemas.ts";
 import { ThemeHistorySchema } from "../../src/catalog/trend_schemas.ts";
 
@@ -13,34 +13,14 @@ const MODERN = "2026-07-28";
 const ERAS = ["2025-11-25", MODERN] as const;
 
 /** tools/call of `name` on one protocol era, as a raw client sends it; the JSON-RPC result. */
-async function callIn(
+function callIn(
   app: TestApp,
   key: string,
   era: typeof ERAS[number],
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
-  const modern = era === MODERN;
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": { name: "slugs", version: "0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  const res = await mcpPost(
-    app,
-    key,
-    {
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
-    },
-    {
-      "Mcp-Protocol-Version": era,
-      ...(modern ? { "Mcp-Method": "tools/call", "Mcp-Name": name } : {}),
-    },
-  );
-  assert.equal(res.status, 200, `${era} ${name}`);
-  return (await res.json()).result;
+  return callToolIn(app, key, era === MODERN ? "2026" : "2025", name, args);
 }
 
 /** The body of a REST answer without the request_id of an error. */
