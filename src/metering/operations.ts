@@ -101,7 +101,7 @@ type Definition = (
 ) => Omit<Prepared, "operation" | "call">;
 
 /** `exists` of a row by id, checked in the admission statement so that a 404 is never charged. */
-function rowExists(sql: Sql, table: "opportunities" | "themes", id: number, what: string) {
+function rowExists(sql: Sql, table: "opportunities", id: number, what: string) {
   return {
     check: rowExistsFragment(sql, table, id),
     notFound: () => new NotFoundError(`Cannot find ${what} ${id}`),

@@ -47,6 +47,13 @@ export function mcpPost(
 /** The revision of the per-request era (2026-07-28): no handshake, an envelope in `_meta`. */
 export const MODERN_REVISION = "2026-07-28";
 
+/** The envelope a 2026-07-28 client puts in a request's `_meta`. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+  "io.modelcontextprotocol/clientInfo": { name: "test", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
 /**
  * tools/call of `name` as a stateless 2025 client or a 2026-07-28 client sends it (the envelope
  * in `_meta` and the Mcp-Method, Mcp-Name headers); asserts HTTP 200, returns the JSON-RPC result.
@@ -60,18 +67,13 @@ export async function callToolIn(
   // deno-lint-ignore no-explicit-any
 ): Promise<any> {
   const modern = era === "2026";
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
-    "io.modelcontextprotocol/clientInfo": { name: "test", version: "0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
   const res = await mcpPost(
     app,
     key,
     {
       id: 1,
       method: "tools/call",
-      params: { name, arguments: args, ...(modern ? { _meta: meta } : {}) },
+      params: { name, arguments: args, ...(modern ? { _meta: MODERN_META } : {}) },
     },
     modern
       ? { "Mcp-Protocol-Version": MODERN_REVISION, "Mcp-Method": "tools/call", "Mcp-Name": name }

@@ -8,26 +8,28 @@ import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { dbTest } from "../helpers/db.ts";
-import { loadFixture, makeKey, mcpPost, type TestApp, testApp } from "../helpers/app.ts";
+import {
+  loadFixture,
+  makeKey,
+  mcpPost,
+  MODERN_META,
+  MODERN_REVISION,
+  type TestApp,
+  testApp,
+} from "../helpers/app.ts";
 
 /** The budget of the `tools/list` result's JSON text, in characters. */
 const BUDGET = 32_000;
-const MODERN = "2026-07-28";
 
 /** The JSON text of the tools/list result as a 2025 or a 2026-07-28 client receives it. */
 async function listingText(app: TestApp, key: string, era: "2025" | "2026"): Promise<string> {
   const modern = era === "2026";
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientInfo": { name: "budget", version: "0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
   const res = await mcpPost(
     app,
     key,
-    { id: 1, method: "tools/list", params: modern ? { _meta: meta } : {} },
+    { id: 1, method: "tools/list", params: modern ? { _meta: MODERN_META } : {} },
     {
-      "Mcp-Protocol-Version": modern ? MODERN : "2025-11-25",
+      "Mcp-Protocol-Version": modern ? MODERN_REVISION : "2025-11-25",
       ...(modern ? { "Mcp-Method": "tools/list" } : {}),
     },
   );
