@@ -27,7 +27,8 @@ import { createDeliveryWorker, type DeliveryWorker } from "./src/watches/worker.
 import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
 import { storedCursorSecret, useCursorSecrets } from "./src/catalog/cursor.ts";
-import { startEncoder } from "./src/catalog/meaning/encoder.ts";
+import { encoderQueued, startEncoder } from "./src/catalog/meaning/encoder.ts";
+import { MemoryBudget } from "./src/platform/memory.ts";
 import { syncMeaningOnce } from "./src/catalog/meaning/vectors.ts";
 
 export { createApp } from "./src/app.ts";
@@ -88,8 +89,11 @@ export function buildHandler(
     deliveries?: boolean;
     /** Replaces parts of the public web's dependencies (tests: an outbox, a fixed client IP). */
     web?: Partial<WebDeps>;
-    /** Start loading the list index at once (a long-lived server) rather than at the first list. */
-    warmLists?: boolean;
+    /**
+     * A server: load what first answers need at once, in the background (Content.warm), and
+     * never make a question wait for the reading of word vectors.
+     */
+    warm?: boolean;
     /**
      * Load the sentence encoder (config.encoder) and embed the catalogue's missing vectors, in
      * the background: questions are read by their words until it is ready.
@@ -108,7 +112,11 @@ export function buildHandler(
   // version (src/db/replicas.ts); everything else, the quota first, stays on db.sql.
   const reads = db.replicas;
   const write = options.log ?? ((entry) => console.log(JSON.stringify(entry)));
+  // One budget for every structure held in memory (src/platform/memory.ts).
+  const memory = MemoryBudget.ofMb(config.memoryBudgetMb);
   const content = createContent(db.sql, context, {
+    budget: memory,
+    reading: options.warm ? "background" : "wait",
     onLookup: noteCacheLookup,
     searchConcurrency: config.db.searchConcurrency,
     listIndexMaxRows: config.db.listIndexMaxRows,
@@ -120,17 +128,25 @@ export function buildHandler(
       }),
     onMeaningError: (error) => write({ event: "meaning_failed", error: messageOf(error) }),
   });
+  // First what lists and word readings need, then the encoder (the largest part, and a second of
+  // CPU that would hold up the first answers), then the catalogue's vectors.
+  const warmed = options.warm ? content.warm("lists").catch(() => {}) : Promise.resolve();
   if (options.meaning && config.encoder) {
-    startEncoder({
-      onError: (error) => write({ event: "encoder_failed", error: messageOf(error) }),
-    })
+    encoderQueued();
+    warmed.then(() =>
+      startEncoder({
+        budget: memory,
+        onError: (error) => write({ event: "encoder_failed", error: messageOf(error) }),
+      })
+    )
       .then((encoder) => encoder && syncMeaningOnce(db.sql, encoder))
       .then((embedded) => embedded && write({ event: "meaning_synced", embedded }))
+      .then(() => options.warm ? content.warm("meaning") : undefined)
       .catch((error) => write({ event: "meaning_failed", error: messageOf(error) }));
   }
-  if (options.warmLists) content.warmLists();
   const metrics = createMetrics({
     content,
+    memory,
     connections: () => connectionsByState(db.sql),
     poolMax: config.db.poolMax,
     admissions: () => admissionGroups(db.sql).stats,
@@ -169,6 +185,7 @@ export function buildHandler(
     replicas: reads,
     content,
     watches,
+    memory,
     log: (entry) => {
       metrics.record(entry);
       annotateSpan(entry);
@@ -190,6 +207,7 @@ export function buildHandler(
       openaiAppsChallenge: config.openaiAppsChallenge,
       oauth: { documents: { allowLoopback: config.oauthAllowLoopbackDocuments } },
       billing,
+      memory,
       ...options.web,
     }),
     metrics: metricsHandler(metrics, config.metricsToken),
@@ -225,7 +243,7 @@ export async function handler(request: Request, info?: Deno.ServeHandlerInfo): P
     return buildHandler(db, config, {
       usageMail: true,
       deliveries: true,
-      warmLists: true,
+      warm: true,
       meaning: true,
     });
   })();
@@ -246,7 +264,7 @@ async function serve(): Promise<void> {
   const handle = buildHandler(db, config, {
     usageMail: true,
     deliveries: true,
-    warmLists: true,
+    warm: true,
     meaning: true,
   });
   // A long-lived server also delivers between requests (an import by the CLI wakes nobody).

@@ -7,6 +7,7 @@ import type { Sql } from "./db/open.ts";
 import type { ReadRouter } from "./db/replicas.ts";
 import { isDatabaseUp } from "./db/status.ts";
 import { encoderStatus } from "./catalog/meaning/encoder.ts";
+import { type MemoryBudget, memorySummary } from "./platform/memory.ts";
 import { createMcpEndpoint, mcpErrorResponse, type McpHandler } from "./mcp/endpoint.ts";
 import { MethodNotAllowedError, NotFoundError, toApiError } from "./platform/errors.ts";
 import { logFailure, type Outcome, redactedPath } from "./platform/request_log.ts";
@@ -29,6 +30,8 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Everything the app needs, passed in (the server, tests and benchmarks build their own). */
 export interface AppDeps {
   sql: Sql;
+  /** The memory budget, whose held parts /healthz lists. */
+  memory?: MemoryBudget;
   /** The read replicas (DATABASE_READ_URL), whose state /healthz shows. */
   replicas?: ReadRouter;
   /** The cached content operations (src/catalog/content.ts), shared by REST and MCP. */
@@ -77,7 +80,10 @@ export function createApp(
     const path = url.pathname;
     if (path === "/healthz") {
       if (request.method !== "GET") throw new MethodNotAllowedError(request.method, "GET, HEAD");
-      return { response: await health(deps.sql, deps.replicas), route: "/healthz" };
+      return {
+        response: await health(deps.sql, deps.replicas, deps.memory),
+        route: "/healthz",
+      };
     }
     if (path === "/mcp" || path === "/mcp/") {
       if (!mcp) throw new NotFoundError(`Cannot find "${path}"`);
@@ -149,14 +155,24 @@ export function createApp(
  * 200 while the primary answers; with replicas, how each stands (a replica down or behind only
  * sends its reads to the primary, so it never makes the service unhealthy).
  */
-async function health(sql: Sql, replicas?: ReadRouter): Promise<Response> {
+async function health(
+  sql: Sql,
+  replicas?: ReadRouter,
+  budget?: MemoryBudget,
+): Promise<Response> {
   const [up, details] = await Promise.all([
     isDatabaseUp(sql),
     replicas ? replicas.check().then((list) => ({ replicas: list })) : {},
   ]);
   // Questions are read by their words until the encoder is ready, or when it failed to load.
   const encoder = encoderStatus();
-  return up
-    ? json(200, { status: "ok", encoder, ...details })
-    : json(503, { status: "unavailable", error: "service_unavailable", encoder, ...details });
+  // Which structures the memory budget holds now, and which it refused (src/platform/memory.ts).
+  const memory = budget && memorySummary(budget.report());
+  return up ? json(200, { status: "ok", encoder, memory, ...details }) : json(503, {
+    status: "unavailable",
+    error: "service_unavailable",
+    encoder,
+    memory,
+    ...details,
+  });
 }

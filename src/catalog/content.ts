@@ -3,7 +3,8 @@
  * and MCP tools both call these, with the data version the request's key check returned, so the
  * two surfaces share one cache and one set of queries.
  */
-import { type CacheStats, keyOf, VersionedCache } from "./cache.ts";
+import { type CacheStats, keyOf } from "./cache.ts";
+import { createHoldings, type HoldingOptions } from "./holdings.ts";
 import type { Sql } from "../db/open.ts";
 import type { ReadRouter } from "../db/replicas.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
@@ -19,22 +20,16 @@ import {
 } from "./opportunities.ts";
 import { type Memo, searchOpportunities } from "./search.ts";
 import { meaningOf, UNREAD } from "./meaning/reading.ts";
+import { meaningAt } from "./meaning/vectors.ts";
+import { warmReading } from "./expansion.ts";
 import { findSimilar, matchIdea } from "./similar.ts";
 import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
 import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { scoreCountsFromSummary } from "./counts.ts";
-import { countsOfCubes, pairCountsOfCubes, type Shelf } from "./scores_cube.ts";
+import { countsOfCubes, pairCountsOfCubes } from "./scores_cube.ts";
 import { isSubScoreSort } from "./sub_scores.ts";
 import { readDataVersion, searchText } from "./common.ts";
-import { loadListIndex } from "./list_index.ts";
-import {
-  createListIndexes,
-  inIdOrder,
-  type ListIndexes,
-  type ListIndexStats,
-  rowsOfIds,
-  rowsSelect,
-} from "./list_index_holder.ts";
+import { inIdOrder, type ListIndexStats, rowsOfIds, rowsSelect } from "./list_index_holder.ts";
 import { type IndexPage, indexPage } from "./list_index_page.ts";
 import type postgres from "postgres";
 import type { ListRow } from "./list_items.ts";
@@ -108,8 +103,13 @@ export interface Content {
   stats(): CacheStats;
   /** The list index's version and use (list_index.ts); null when lists do not use one. */
   listIndex(): ListIndexStats | null;
-  /** Starts loading the list index of the current data version (a server's start). */
-  warmLists(): void;
+  /**
+   * Loads what first answers need, in the order requests need it (a server's start, awaited by
+   * no request): the list index, the question reading of word vectors, the score cube; then,
+   * once the encoder is ready (`meaning`), the catalogue's sentence vectors. Each is held only
+   * when the memory budget holds it.
+   */
+  warm(part: "lists" | "meaning"): Promise<void>;
 }
 
 /** A list's page planned from the list index at `version`, and the fragment reading its rows. */
@@ -126,9 +126,7 @@ const UNJUDGED = { confidence: null, unmatched_terms: [], suggestions: [], ...UN
 export function createContent(
   sql: Sql,
   context: QueryContext,
-  options: {
-    maxEntries?: number;
-    onLookup?: (hit: boolean) => void;
+  options: HoldingOptions & {
     /**
      * Keyword searches, idea matches and similar lists computed at once (see Config
      * db.searchConcurrency); 0 or none: no limit.
@@ -140,16 +138,12 @@ export function createContent(
      */
     reads?: ReadRouter;
     /**
-     * Lists without q answered from the list index (list_index.ts): `background` loads it when
-     * a list finds none at its version and lets PostgreSQL answer meanwhile; `wait` waits for it
-     * (tests); `off`. Default: `background` with a cache, `off` without.
+     * `background` (a server): a question never waits for the reading of word vectors
+     * (expansion.ts), which `warm` starts; `wait` (default): the first question waits for it.
      */
-    listIndex?: "background" | "wait" | "off";
-    /** Opportunities at most in the list index (default MAX_INDEX_ROWS); 0: no index. */
-    listIndexMaxRows?: number;
-    /** Told of a list index load that failed (tried again 30 s later), or of the sentence
-     * vectors' read or write (src/catalog/meaning/: answers go on without them). */
-    onListIndexError?: (error: unknown) => void;
+    reading?: "background" | "wait";
+    /** Told of the sentence vectors' read or write failing (src/catalog/meaning/: answers go
+     * on without them). */
     onMeaningError?: (error: unknown) => void;
   } = {},
 ): Content {
@@ -158,11 +152,10 @@ export function createContent(
   const on = <T>(version: number, read: (sql: Sql) => Promise<T>): Promise<T> =>
     options.reads ? options.reads.run(version, read) : read(primary);
   const searches = createGate(options.searchConcurrency ?? 0);
-  // A list page weighs one per 20 items (about 12 KB), any other answer one: 10,000 units stay
-  // near 120 MB at worst, as 2,000 pages of 100 items did when every entry counted one, while
-  // the 20-item pages most callers ask for fit five times as many (a spread of filter
-  // combinations stays cached).
-  const cache = new VersionedCache(options.maxEntries ?? 10_000, 60_000, options.onLookup);
+  // The answer cache, the count cubes and the list index, within the memory budget.
+  const { cache, cubes, lists, listMode, budget } = createHoldings(primary, options);
+  // The word vectors' reading of questions: a server's questions never wait for it.
+  const reading = { budget, wait: options.reading !== "background" };
   const cached = <T>(
     version: number,
     key: string,
@@ -171,20 +164,6 @@ export function createContent(
   ): Promise<T> => cache.maxEntries > 0 ? cache.get(version, key, compute, weight) : compute();
   const searchMemo = (version: number): Memo => (key, compute) =>
     cached(version, `opportunities:search:${key}`, compute);
-  // Counts of bounded lists from summaries in memory (scores_cube.ts), one per data version like
-  // the cache's entries but without their time-out; without a cache, read afresh each time.
-  const cubes: Shelf = cache.maxEntries > 0
-    ? new VersionedCache(Infinity, Infinity)
-    : { get: (_version, _key, compute) => compute() };
-
-  const listMode = options.listIndexMaxRows === 0
-    ? "off"
-    : options.listIndex ?? (cache.maxEntries > 0 ? "background" : "off");
-  // Read on the primary: one long read per data version, past a replica's read deadline.
-  const lists: ListIndexes | undefined = listMode === "off" ? undefined : createListIndexes(
-    () => loadListIndex(primary, options.listIndexMaxRows),
-    { onError: options.onListIndexError },
-  );
 
   /** A list's answer from its rows (a page and the next row) and total. */
   function listOf(query: ListQuery, rows: ListRow[], total: number): OpportunityList {
@@ -281,7 +260,8 @@ export function createContent(
       const found = await searchOpportunities(sql, query, {
         ...context,
         memo: memo ?? searchMemo(version),
-        meaning: (text) => meaningOf(text, { sql, version, primary, onError }),
+        meaning: (text) => meaningOf(text, { sql, version, primary, onError, budget }),
+        reading,
       });
       const { relevance, rows, total, match, next_cursor, ...judged } = found;
       return {
@@ -374,7 +354,8 @@ export function createContent(
         () => searches.run(() => on(version, (sql) => findSimilar(sql, query, context))),
       ),
     matchIdea: (version, query) => {
-      const meaning = (sql: Sql) => meaningOf(query.text, { sql, version, primary, onError });
+      const meaning = (sql: Sql) =>
+        meaningOf(query.text, { sql, version, primary, onError, budget });
       const match = async (sql: Sql) =>
         matchIdea(sql, query, context, { meaning: await meaning(sql) });
       return cached(version, keyOf("idea", query), () => searches.run(() => on(version, match)));
@@ -387,8 +368,18 @@ export function createContent(
       ),
     stats: () => cache.stats(),
     listIndex: () => lists?.stats() ?? null,
-    warmLists: () => {
-      if (lists) readDataVersion(primary).then((v) => lists.at(v), () => {});
+    warm: async (part) => {
+      const version = await readDataVersion(primary);
+      if (part === "meaning") {
+        await meaningAt(primary, version, { primary, onError, budget });
+        return;
+      }
+      await lists?.at(version, true);
+      await warmReading(primary, reading);
+      if (cache.maxEntries > 0) {
+        const all = { min_score: 0, online_only: false };
+        await pairCountsOfCubes(primary, all, "pain_point_intensity", { version, shelf: cubes });
+      }
     },
   };
 }

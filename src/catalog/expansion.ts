@@ -17,6 +17,7 @@
  */
 import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
+import { HeldPerBudget, type MemoryBudget } from "../platform/memory.ts";
 import { findPage, type ListRow } from "./opportunities.ts";
 import type { OpportunityQuery } from "./schemas.ts";
 import {
@@ -86,31 +87,67 @@ function standard(values: number[]): number[] {
 }
 
 const NO_READING: Reading = { profiles: [], model: { themes: [], weights: new Float64Array() } };
-const profiles = new WeakMap<Sql, { at: number; value: Promise<Reading>; last?: Reading }>();
+const profiles = new HeldPerBudget<Sql, { at: number; value: Promise<Reading>; last?: Reading }>();
+
+/** How questions use the reading: its budget, and whether the first question waits for it. */
+export interface ReadingOptions {
+  /** Claimed at the reading's size once trained; refused, questions go without it. */
+  budget?: MemoryBudget;
+  /**
+   * False (a server): a question never waits for the reading to be read and trained (about a
+   * second at a million rows, started at the server's start by `warmReading`) and goes without it
+   * meanwhile. Default true (tools and tests: every answer as a warm server gives it).
+   */
+  wait?: boolean;
+}
 
 /**
  * The words of every theme and the learned reading, read again every PROFILE_TTL_MS per
- * database. Only the first question waits for them: later ones are answered with the last
- * reading while the next is read and trained (about a second at a million rows).
+ * database. Only the first question waits for them (unless `wait` is false): later ones are
+ * answered with the last reading while the next is read and trained.
  */
-function themeProfiles(sql: Sql): Promise<Reading> {
-  const kept = profiles.get(sql);
+function themeProfiles(sql: Sql, options: ReadingOptions = {}): Promise<Reading> {
+  const kept = profiles.get(sql, options.budget);
+  const waits = options.wait ?? true;
   if (kept && Date.now() - kept.at < PROFILE_TTL_MS) {
-    return kept.last ? Promise.resolve(kept.last) : kept.value;
+    return kept.last
+      ? Promise.resolve(kept.last)
+      : waits
+      ? kept.value
+      : Promise.resolve(NO_READING);
   }
   const last = kept?.last;
   // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
   // under load), questions are answered with the last reading or without it, and the next try
   // waits PROFILE_RETRY_MS.
-  const value: Promise<Reading> = readBoth(sql).then((reading) => {
-    profiles.set(sql, { at: Date.now(), value, last: reading });
+  const value: Promise<Reading> = readBoth(sql).then((read) => {
+    const reading = !options.budget || options.budget.claim("question_reading", readingBytes(read))
+      ? read
+      : NO_READING;
+    profiles.set(sql, options.budget, { at: Date.now(), value, last: reading });
     return reading;
   }, () => {
-    profiles.set(sql, { at: Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS, value, last });
+    const retry = Date.now() - PROFILE_TTL_MS + PROFILE_RETRY_MS;
+    profiles.set(sql, options.budget, { at: retry, value, last });
     return last ?? NO_READING;
   });
-  profiles.set(sql, { at: Date.now(), value, last });
-  return last ? Promise.resolve(last) : value;
+  profiles.set(sql, options.budget, { at: Date.now(), value, last });
+  return last ? Promise.resolve(last) : waits ? value : Promise.resolve(NO_READING);
+}
+
+/** The bytes a reading holds: its word vectors and centroids, and the learned weights. */
+function readingBytes(reading: Reading): number {
+  let bytes = reading.model.weights.byteLength;
+  for (const p of reading.profiles) {
+    bytes += p.centroid.byteLength + 64;
+    for (const w of p.words) bytes += w.byteLength + 64;
+  }
+  return bytes;
+}
+
+/** Starts reading and training the reading of `sql` (a server's start), awaited by nobody. */
+export function warmReading(sql: Sql, options: ReadingOptions = {}): Promise<void> {
+  return themeProfiles(sql, { ...options, wait: true }).then(() => {});
 }
 
 async function readBoth(sql: Sql): Promise<Reading> {
@@ -164,8 +201,12 @@ async function readProfiles(sql: Sql): Promise<Profile[]> {
 }
 
 /** The themes `q` is about (see the module comment); none when no word of it is known. */
-export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeLift> {
-  const scored = await themeScores(sql, q);
+export async function themeLift(
+  sql: Sql,
+  q: string | undefined,
+  options: ReadingOptions = {},
+): Promise<ThemeLift> {
+  const scored = await themeScores(sql, q, options);
   if (scored.length === 0) return { themes: [] };
   // Weights relative to the first theme, measured from the first theme left out (or the last).
   const base = scored[Math.min(THEMES, scored.length - 1)].score;
@@ -183,6 +224,7 @@ export async function themeLift(sql: Sql, q: string | undefined): Promise<ThemeL
 export async function themeScores(
   sql: Sql,
   q: string | undefined,
+  options: ReadingOptions = {},
 ): Promise<{ theme: number; score: number }[]> {
   const words = [...new Set(q?.toLowerCase().match(/[a-z]+/g) ?? [])]
     .filter((w) => w.length > 1 && !GENERIC.has(w));
@@ -196,7 +238,7 @@ export async function themeScores(
   const mean = new Float32Array(vectors[0].length);
   for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i] += v[i];
   const norm = Math.sqrt(dot(mean, mean)) || 1;
-  const reading = await themeProfiles(sql);
+  const reading = await themeProfiles(sql, options);
   const near = new Map(reading.profiles.map((p) => {
     let sum = 0;
     for (const v of vectors) {

@@ -130,12 +130,14 @@ type IndexRow = [
 
 /**
  * Reads the index in one read-only snapshot, with its data version; "too_large" past `maxRows`
- * (or past MAX_PLATFORMS platforms). Rows arrive in the list order through a cursor, 20,000 at a
+ * (or past MAX_PLATFORMS platforms, or when `admit` refuses its rows). Rows arrive in the list order through a cursor, 20,000 at a
  * time.
  */
 export async function loadListIndex(
   sql: Sql,
   maxRows = MAX_INDEX_ROWS,
+  /** Whether memory can hold an index of `rows` rows (src/platform/memory.ts); none: yes. */
+  admit: (rows: number) => boolean = () => true,
 ): Promise<ListIndex | "too_large"> {
   return await sql.begin("isolation level repeatable read read only", async (tx) => {
     // One long read at a million rows: longer than a request's statement time-out.
@@ -143,7 +145,7 @@ export async function loadListIndex(
     const [{ version, n }] = await tx<{ version: number; n: number }[]>`
       select (select version::float8 from data_version) as version,
         (select count(*)::int from opportunities) as n`;
-    if (n > maxRows) return "too_large" as const;
+    if (n > maxRows || !admit(n)) return "too_large" as const;
     const themeRows = await tx<{ id: number; slug: string; category: string }[]>`
       select t.id, t.slug, c.slug as category
       from themes t join categories c on c.id = t.category_id order by t.id`;

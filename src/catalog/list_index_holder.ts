@@ -34,7 +34,15 @@ export interface ListIndexes {
  */
 export function createListIndexes(
   load: (version: number) => Promise<ListIndex | "too_large">,
-  options: { retryMs?: number; onError?: (error: unknown) => void } = {},
+  options: {
+    retryMs?: number;
+    onError?: (error: unknown) => void;
+    /**
+     * Told of the index held after each load (undefined: none), for the memory budget; false
+     * lets it go (the budget cannot hold its exact size), as if the catalogue were too large.
+     */
+    onHeld?: (index: ListIndex | undefined) => boolean;
+  } = {},
 ): ListIndexes {
   let held: ListIndex | undefined;
   let loading: Promise<void> | undefined;
@@ -42,14 +50,24 @@ export function createListIndexes(
   let failedAt = -Infinity;
   const counts = { loads: 0, answered: 0, passed: 0, prefetched: 0 };
   const start = (version: number): Promise<void> => {
-    loading ??= load(version).then((index) => {
+    if (loading) return loading;
+    // The index held serves only its own version: it is let go before a newer one is read, so
+    // that two are never held at once.
+    if (held && held.version < version) held = undefined;
+    loading = load(version).then((index) => {
       counts.loads++;
       if (index === "too_large") tooLargeAt = version;
       else if (!held || index.version >= held.version) held = index;
     }, (error) => {
       failedAt = Date.now();
       options.onError?.(error);
-    }).finally(() => loading = undefined);
+    }).finally(() => {
+      loading = undefined;
+      if (options.onHeld?.(held) === false) {
+        tooLargeAt = Math.max(tooLargeAt, held!.version);
+        held = undefined;
+      }
+    });
     return loading;
   };
   return {

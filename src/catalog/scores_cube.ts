@@ -121,30 +121,39 @@ async function cubesOf(
 ): Promise<{ cubes: ScoresCube[]; themes?: Set<number> } | undefined> {
   const cube = (key: string, load: () => Promise<ScoresCube | undefined>) =>
     shelf.get(version, key, load) as Promise<ScoresCube | undefined>;
+  // The shelf's memory budget may keep nothing (undefined): then PostgreSQL counts.
   const themeIds = async () => {
-    const themes = await shelf.get(version, "themes", () => readThemes(sql)) as ThemeRef[];
-    return themes.filter((t) =>
+    const themes = await shelf.get(version, "themes", () => readThemes(sql)) as
+      | ThemeRef[]
+      | undefined;
+    return themes?.filter((t) =>
       (!filter.category || t.category === filter.category) &&
       (!filter.theme || t.slug === filter.theme)
     ).map((t) => t.id);
   };
   if (filter.channel) {
-    const channels = await shelf.get(version, "channels", () => readChannels(sql)) as Set<string>;
+    const channels = await shelf.get(version, "channels", () => readChannels(sql)) as
+      | Set<string>
+      | undefined;
+    if (!channels) return undefined;
     if (!channels.has(filter.channel)) return { cubes: [] };
     const held = await cube(
       `channel:${filter.channel}`,
       () => loadChannelCube(sql, filter.channel!),
     );
     if (!held) return undefined;
-    const narrow = filter.category || filter.theme;
-    return { cubes: [held], themes: narrow ? new Set(await themeIds()) : undefined };
+    if (!(filter.category || filter.theme)) return { cubes: [held] };
+    const ids = await themeIds();
+    return ids && { cubes: [held], themes: new Set(ids) };
   }
   if (!filter.category && !filter.theme) {
     const summary = await cube("summary", () => loadScoresCube(sql));
     return summary && { cubes: [summary] };
   }
+  const ids = await themeIds();
+  if (!ids) return undefined;
   const cubes = await Promise.all(
-    (await themeIds()).map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
+    ids.map((id) => cube(`theme:${id}`, () => loadThemeCube(sql, id))),
   );
   return cubes.every((c) => c !== undefined) ? { cubes } : undefined;
 }

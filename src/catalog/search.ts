@@ -25,7 +25,14 @@ import { nextCursor, sortOf } from "./opportunity_cursor.ts";
 import { compareRows, pageRows, rowsAt, withRest } from "./question_pages.ts";
 import { type Named, readSubject } from "./subject.ts";
 import { judgeAnswer, type Judged } from "./judge.ts";
-import { liftedRows, meantRows, themeBoosts, type ThemeLift, themeLift } from "./expansion.ts";
+import {
+  liftedRows,
+  meantRows,
+  type ReadingOptions,
+  themeBoosts,
+  type ThemeLift,
+  themeLift,
+} from "./expansion.ts";
 import { type RankedUnit, rankUnits, searchUnits } from "./search_units.ts";
 import { type Framing, readFraming } from "./framing.ts";
 import { type Meaning, MEANING_SHARE, meaningLift } from "./meaning/reading.ts";
@@ -104,6 +111,8 @@ export interface SearchOptions extends Pick<QueryContext, "forcePlans" | "public
    * then the question is read by its words and their word vectors (expansion.ts).
    */
   meaning?: (text: string) => Promise<Meaning | undefined>;
+  /** The word vectors' reading's budget, and whether a question waits for it (expansion.ts). */
+  reading?: ReadingOptions;
 }
 
 /**
@@ -161,7 +170,7 @@ async function answerSubject(
     : null;
   const lift: ThemeLift = meaning
     ? meaningLift(meaning)
-    : await memo(`lift:${text}`, () => themeLift(sql, text));
+    : await memo(`lift:${text}`, () => themeLift(sql, text, options.reading));
   const meant = meaning?.meant ?? [];
   // A row is as relevant as its best evidence, its words or its theme's meaning (the other
   // orders ties): a row holding every word of the question stays above the rows of a theme it

@@ -1,3 +1,4 @@
+import { DEFAULT_MEMORY_BUDGET_MB } from "./memory.ts";
 import { z } from "zod";
 import { bareHost, isLoopbackHost } from "./hosts.ts";
 
@@ -22,6 +23,12 @@ export interface Config {
    * server's start, off the request path (src/catalog/meaning/encoder.ts).
    */
   readonly encoder: boolean;
+  /**
+   * Megabytes (MiB) that every in-memory structure shares (MEMORY_BUDGET_MB, default
+   * DEFAULT_MEMORY_BUDGET_MB): the list index, cubes, caches, readings and the encoder
+   * (src/platform/memory.ts). What does not fit is left to PostgreSQL.
+   */
+  readonly memoryBudgetMb: number;
   /** SMTP server for the account area's mails; undefined writes them to the log. */
   readonly smtpUrl: string | undefined;
   /** Sender of the account area's mails. */
@@ -146,6 +153,8 @@ const EnvSchema = z.object({
     .default(2000),
   DB_TRANSACTION_POOLER: z.string().trim().toLowerCase().pipe(flag).default(false),
   DB_SEARCH_CONCURRENCY: count("a whole number from 0 to 1000", 0, 1000).default(2),
+  MEMORY_BUDGET_MB: count("a whole number of megabytes from 0 to 1000000", 0, 1_000_000)
+    .default(DEFAULT_MEMORY_BUDGET_MB),
   LIST_INDEX_MAX_ROWS: count("a whole number from 0 to 20000000", 0, 20_000_000)
     .default(2_000_000),
   DATABASE_READ_URL: z.string().trim().default(""),
@@ -289,6 +298,7 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     oauthAllowLoopbackDocuments: e.OAUTH_CIMD_ALLOW_LOOPBACK,
     seedDemo: env.SEED_DEMO?.trim() ? e.SEED_DEMO! : e.DATABASE_URL === undefined,
     encoder: env.ENCODER?.trim() ? e.ENCODER! : true,
+    memoryBudgetMb: e.MEMORY_BUDGET_MB,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM,
     contactEmail: e.CONTACT_EMAIL,

@@ -6,6 +6,7 @@
  */
 import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
+import { type MemoryBudget, memoryMetricLines } from "./memory.ts";
 
 /** What the metrics read from the list index (src/catalog/list_index_holder.ts `stats()`). */
 export interface ListIndexCounts {
@@ -52,6 +53,8 @@ export interface MetricsOptions {
   admissions?: () => AdmissionCounts;
   /** How the read replicas stand at each scrape (src/db/replicas.ts), with DATABASE_READ_URL. */
   replicas?: () => Promise<ReplicaCounts>;
+  /** The memory budget (MEMORY_BUDGET_MB) and what each part holds (src/platform/memory.ts). */
+  memory?: Pick<MemoryBudget, "report">;
 }
 
 /** What the metrics read of the read replicas (db/replicas.ts ReplicaStatus, primaryReads). */
@@ -245,6 +248,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       family("oppintel_admission_deadlocks_total", "counter", "Groups that went call by call.");
       out.push(`oppintel_admission_deadlocks_total ${deadlocks}`);
     }
+
+    if (options.memory) out.push(...memoryMetricLines(options.memory.report()));
 
     if (options.poolMax !== undefined) {
       family("oppintel_db_pool_max", "gauge", "Connections this instance may open (DB_POOL_MAX).");

@@ -15,6 +15,7 @@ import { type AccountSettings, createAccountArea, DEFAULT_SETTINGS } from "./acc
 import { COPY_JS, WEB_CSS } from "./assets.ts";
 import { blogPage } from "./public/blog.ts";
 import { cachedPage, createPageCache, staticPage } from "./page_cache.ts";
+import type { MemoryBudget } from "../platform/memory.ts";
 import { DOCS_ASSETS } from "./docs/api_reference.ts";
 import { DOC_PAGES } from "./docs/pages.ts";
 import { createDocsSite } from "./docs/site.ts";
@@ -73,6 +74,8 @@ export interface WebDeps {
   settings?: Partial<AccountSettings>;
   /** Receives error entries; defaults to a JSON line on standard error. */
   log?: (entry: Record<string, unknown>) => void;
+  /** The memory budget the rendered pages' cache draws from (src/platform/memory.ts). */
+  memory?: MemoryBudget;
   /** The watch operations of the dashboard; by default made on `sql` with no SSRF allow-list. */
   watches?: WatchService;
   /**
@@ -161,7 +164,7 @@ const READ_METHODS = "GET, HEAD";
 /** Builds the handler of the public web: /, /docs, /blog, /account and their assets. */
 export function createWebHandler(deps: WebDeps): WebHandler {
   const log = deps.log ?? ((entry) => console.error(JSON.stringify(entry)));
-  const cache = createPageCache();
+  const cache = createPageCache(deps.memory);
   const content = deps.content ?? createContent(deps.sql, deps.context);
   const clientIp = deps.clientIp ?? defaultIp;
   const onCatalogue = <T>(read: (sql: Sql) => Promise<T>): Promise<T> =>

@@ -7,6 +7,7 @@
  */
 import { sha256Hex } from "../platform/crypto.ts";
 import { VersionedCache } from "../catalog/cache.ts";
+import { answerBytes, type MemoryBudget } from "../platform/memory.ts";
 
 const PAGE_TTL_MS = 60_000;
 const MAX_ENTRIES = 1000;
@@ -21,9 +22,18 @@ export interface Rendered {
   location?: string;
 }
 
-/** The cache of rendered pages of one handler. */
-export function createPageCache(): VersionedCache {
-  return new VersionedCache(MAX_ENTRIES, PAGE_TTL_MS);
+/** The cache of rendered pages of one handler, its bytes drawn from `budget` as `pages`. */
+export function createPageCache(budget?: MemoryBudget): VersionedCache {
+  const memory = budget && {
+    budget,
+    part: "pages",
+    // A rendered page by its body; anything else the cache holds (a search's rows) by its JSON.
+    sizeOf: (value: unknown) => {
+      const body = (value as Partial<Rendered> | undefined)?.body;
+      return typeof body === "string" ? 256 + body.length * 2 : answerBytes(value);
+    },
+  };
+  return new VersionedCache(MAX_ENTRIES, PAGE_TTL_MS, undefined, memory);
 }
 
 // Thrown inside a cached render for a path that names no page, so that 404s are not kept.

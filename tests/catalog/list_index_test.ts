@@ -123,5 +123,24 @@ Deno.test("the holder loads one index at a time, never for an older version", as
   assert.equal(await lists.at(5, true), undefined);
   assert.equal(await lists.at(5), undefined);
   assert.equal(loads.length, 4);
-  assert.equal(lists.stats().version, 4);
+  // The index of 4 was let go before 5 was read (two are never held at once).
+  assert.equal(lists.stats().version, null);
+});
+
+Deno.test("the holder lets an index go when the memory budget cannot hold it", async () => {
+  const held: (number | undefined)[] = [];
+  const fake = (version: number) => ({ version, rows: version }) as unknown as ListIndex;
+  const lists = createListIndexes((version) => Promise.resolve(fake(version)), {
+    onHeld: (index) => {
+      held.push(index?.version);
+      return index === undefined || index.version !== 2;
+    },
+  });
+  assert.equal((await lists.at(1, true))?.version, 1);
+  assert.equal(await lists.at(2, true), undefined);
+  assert.equal(lists.held(), undefined);
+  // Not read again at that version: its lists go to PostgreSQL.
+  assert.equal(await lists.at(2, true), undefined);
+  assert.deepEqual(held, [1, 2]);
+  assert.equal((await lists.at(3, true))?.version, 3);
 });

@@ -16,6 +16,7 @@ import type { Sql } from "../../src/db/open.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { dbTest } from "../helpers/db.ts";
+import { MemoryBudget } from "../../src/platform/memory.ts";
 import { random, type Values, valuesOf } from "../helpers/sweep_values.ts";
 
 /** The plain `where` of a list's filters, written apart from the service's own. */
@@ -100,7 +101,8 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
 /**
  * Sweeps `n` random combinations; returns how many had rows. With `index`, every list is answered
  * from the list index (src/catalog/list_index.ts) at the database's data version, and the sweep
- * checks that it was; without, from the statements.
+ * checks that it was; without, from the statements. With `budget`, the answer cache is on and
+ * everything draws from that memory budget (src/platform/memory.ts).
  */
 async function sweep(
   sql: Sql,
@@ -108,10 +110,12 @@ async function sweep(
   n: number,
   when: string,
   index = false,
+  budget?: MemoryBudget,
 ): Promise<number> {
   const content = createContent(sql, { publicBaseUrl: "https://x.test" }, {
-    maxEntries: 0,
+    maxEntries: budget ? undefined : 0,
     listIndex: index ? "wait" : "off",
+    budget,
   });
   const version = await readDataVersion(sql);
   const values = await valuesOf(sql);
@@ -147,7 +151,11 @@ async function sweep(
     }
   }
   const used = content.listIndex();
-  if (index) {
+  if (budget) {
+    // The index is asked for, but the budget held none of it: every list went to PostgreSQL.
+    assert.equal(used?.answered, 0, `${when}: lists answered from an index the budget refused`);
+    assert.ok(budget.used() <= budget.limit, `${when}: ${budget.used()} bytes held`);
+  } else if (index) {
     assert.equal(used?.passed, 0, `${when}: lists the index did not answer`);
     assert.ok(used!.answered >= n, `${when}: ${used!.answered} lists from the index`);
     assert.equal(used!.version, version);
@@ -188,3 +196,20 @@ dbTest("the list index answers every combination as count(*) and order by do", a
   await sql`update data_version set version = version + 1`;
   await sweep(sql, 41, 150, "after updates", true);
 });
+
+dbTest(
+  "with a tiny memory budget, every combination still equals count(*) and order by",
+  async (db) => {
+    const sql = db.sql;
+    await seedDemo(sql, { opportunities: 1200 });
+    // 16 KB: less than the list index (about 800 KB here) or the cubes (about 60 KB), room for
+    // a few answers.
+    const budget = new MemoryBudget(16 * 1024);
+    const nonEmpty = await sweep(sql, 42, 150, "tiny budget", true, budget);
+    assert.ok(nonEmpty >= 60, `only ${nonEmpty} combinations match anything`);
+    const { refused, parts } = budget.report();
+    assert.ok("list_index" in refused, `refused: ${JSON.stringify(refused)}`);
+    assert.ok("cubes" in refused, `refused: ${JSON.stringify(refused)}`);
+    assert.equal(parts.list_index, undefined);
+  },
+);

@@ -11,6 +11,8 @@
  * (QUESTIONS at most, least recently used out), so a question asked again costs nothing.
  */
 
+import type { MemoryBudget } from "../../platform/memory.ts";
+
 /** Turns texts into unit vectors. */
 export interface Encoder {
   embed(texts: string[]): Promise<Float32Array[]>;
@@ -18,15 +20,21 @@ export interface Encoder {
 
 /** Where the encoder is: /healthz and /metrics show it. */
 export interface EncoderStatus {
-  state: "off" | "loading" | "ready" | "failed";
+  /** `refused`: the memory budget cannot hold it (src/platform/memory.ts). */
+  state: "off" | "loading" | "ready" | "failed" | "refused";
   /** Milliseconds the load took (ready). */
   load_ms?: number;
   /** Why it is not there (failed). */
   error?: string;
 }
 
-/** Question vectors kept at most (2 KB each). */
+/** Question vectors kept at most (2 KB each), within the memory budget. */
 const QUESTIONS = 5000;
+/**
+ * What the loaded encoder holds, as the memory budget counts it: the resident memory a process
+ * grew by loading it and embedding its first texts (measured: 36 to 203 MiB).
+ */
+export const ENCODER_BYTES = 170 * 1024 * 1024;
 /**
  * Texts embedded in one step (about 0.1 s of one core for 8 short texts); the encoder yields to
  * the event loop between steps, so that requests and the embedded database, which share this
@@ -38,6 +46,8 @@ let status: EncoderStatus = { state: "off" };
 let ready: Encoder | undefined;
 let loading: Promise<Encoder | undefined> | undefined;
 const questions = new Map<string, Float32Array>();
+/** The budget the encoder and the question vectors draw from (the first start's). */
+let memory: MemoryBudget | undefined;
 
 /** Scales `values` to length 1 (the encoder's vectors are near it already). */
 function unit(values: ArrayLike<number>): Float32Array {
@@ -73,9 +83,21 @@ export async function loadSentenceEncoder(): Promise<Encoder> {
  * `load` replaces the real model (tests: one that fails).
  */
 export function startEncoder(
-  options: { load?: () => Promise<Encoder>; onError?: (error: unknown) => void } = {},
+  options: {
+    load?: () => Promise<Encoder>;
+    onError?: (error: unknown) => void;
+    /** Claimed (ENCODER_BYTES) before the load; refused, the encoder is not loaded. */
+    budget?: MemoryBudget;
+  } = {},
 ): Promise<Encoder | undefined> {
   if (loading) return loading;
+  if (options.budget && !options.budget.claim("encoder", ENCODER_BYTES)) {
+    const mb = Math.round(ENCODER_BYTES / 1048576);
+    status = { state: "refused", error: `the memory budget cannot hold its ${mb} MiB` };
+    return Promise.resolve(undefined);
+  }
+  memory = options.budget;
+  memory?.reclaimable("question_vectors", forget);
   const started = performance.now();
   status = { state: "loading" };
   loading = (options.load ?? loadSentenceEncoder)().then((encoder) => {
@@ -83,11 +105,20 @@ export function startEncoder(
     status = { state: "ready", load_ms: Math.round(performance.now() - started) };
     return encoder;
   }, (error) => {
+    options.budget?.release("encoder");
     status = { state: "failed", error: error instanceof Error ? error.message : String(error) };
     options.onError?.(error);
     return undefined;
   });
   return loading;
+}
+
+/**
+ * Says "loading" from now on, for an encoder that a server will start once what the first answers
+ * need is loaded (main.ts): /healthz does not say "off" for an encoder on its way.
+ */
+export function encoderQueued(): void {
+  if (status.state === "off") status = { state: "loading" };
 }
 
 /** The encoder when it has loaded; undefined while it loads, when off or when it failed. */
@@ -100,11 +131,21 @@ export function encoderStatus(): EncoderStatus {
   return status;
 }
 
-/** Bytes the kept question vectors hold. */
-export function questionCacheBytes(): number {
-  let bytes = 0;
-  for (const [key, v] of questions) bytes += key.length * 2 + v.byteLength;
-  return bytes;
+/** Bytes a kept question vector holds with its text. */
+function bytesOf(text: string, v: Float32Array): number {
+  return 64 + text.length * 2 + v.byteLength;
+}
+
+/** Drops kept question vectors, oldest first, until `bytes` are freed; the bytes freed. */
+function forget(bytes: number): number {
+  let freed = 0;
+  for (const [text, v] of questions) {
+    if (freed >= bytes) break;
+    questions.delete(text);
+    freed += bytesOf(text, v);
+  }
+  memory?.shrink("question_vectors", freed);
+  return freed;
 }
 
 /**
@@ -120,8 +161,16 @@ export async function embedQuestion(text: string): Promise<Float32Array | undefi
   }
   if (!ready) return undefined;
   const [v] = await ready.embed([text]);
-  questions.set(text, v);
-  if (questions.size > QUESTIONS) questions.delete(questions.keys().next().value!);
+  if (questions.has(text)) return v;
+  if (questions.size >= QUESTIONS) forget(1);
+  // Kept only when the budget holds it, room made from the oldest first.
+  const bytes = bytesOf(text, v);
+  let room = !memory || memory.grow("question_vectors", bytes);
+  while (!room && questions.size > 0) {
+    forget(bytes);
+    room = memory!.grow("question_vectors", bytes);
+  }
+  if (room) questions.set(text, v);
   return v;
 }
 

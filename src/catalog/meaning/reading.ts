@@ -13,6 +13,7 @@
  */
 import type { ThemeLift } from "../expansion.ts";
 import type { Sql } from "../../db/open.ts";
+import type { MemoryBudget } from "../../platform/memory.ts";
 import { cosine, embedQuestion } from "./encoder.ts";
 import { meaningAt, type MeaningVectors } from "./vectors.ts";
 
@@ -88,7 +89,13 @@ export const UNREAD = { ignored_terms: [] as string[], read_as: null };
  */
 export async function meaningOf(
   text: string,
-  at: { sql: Sql; version: number; primary?: Sql; onError?: (error: unknown) => void },
+  at: {
+    sql: Sql;
+    version: number;
+    primary?: Sql;
+    onError?: (error: unknown) => void;
+    budget?: MemoryBudget;
+  },
 ): Promise<Meaning | undefined> {
   const vectors = await meaningAt(at.sql, at.version, at);
   const q = vectors && await embedQuestion(text);

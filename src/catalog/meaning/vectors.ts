@@ -13,6 +13,7 @@
  *   2.7 MB, for 40 themes).
  */
 import type { Sql } from "../../db/open.ts";
+import { HeldPerBudget, type MemoryBudget } from "../../platform/memory.ts";
 import { type Encoder, readyEncoder } from "./encoder.ts";
 
 /** Titles embedded per theme: its best-scored online opportunities' distinct titles. */
@@ -154,7 +155,10 @@ export async function readMeaning(sql: Sql, version: number): Promise<MeaningVec
   return { version, themes, categories, slugs, missing: Math.max(0, missing), bytes };
 }
 
-const held = new WeakMap<Sql, { version: number; value: Promise<MeaningVectors | undefined> }>();
+const held = new HeldPerBudget<
+  Sql,
+  { version: number; value: Promise<MeaningVectors | undefined> }
+>();
 const syncing = new WeakMap<Sql, Promise<number>>();
 
 /**
@@ -181,34 +185,36 @@ export function syncMeaningOnce(sql: Sql, encoder: Encoder): Promise<number> {
 export function meaningAt(
   sql: Sql,
   version: number,
-  options: { primary?: Sql; onError?: (error: unknown) => void } = {},
+  options: {
+    primary?: Sql;
+    onError?: (error: unknown) => void;
+    /** Claimed at the vectors' size once read; refused, questions are read by their words. */
+    budget?: MemoryBudget;
+  } = {},
 ): Promise<MeaningVectors | undefined> {
   const encoder = readyEncoder();
   if (!encoder) return Promise.resolve(undefined);
-  const kept = held.get(sql);
+  const kept = held.get(sql, options.budget);
   if (kept && kept.version === version) return kept.value;
   const value = readMeaning(sql, version).then((read) => {
     if (read.missing > 0) {
       syncMeaningOnce(options.primary ?? sql, encoder)
         .then(() => held.delete(sql), options.onError);
     }
-    return read.themes.size > 0 ? read : undefined;
+    if (read.themes.size === 0) return undefined;
+    // Each vector with its Map entry and array slot; the theme centroids beside them.
+    const bytes = read.bytes * 1.25 + (read.themes.size + read.categories.size) * 2048;
+    return !options.budget || options.budget.claim("meaning_vectors", bytes) ? read : undefined;
   }, (error) => {
     held.delete(sql);
     options.onError?.(error);
     return undefined;
   });
-  held.set(sql, { version, value });
+  held.set(sql, options.budget, { version, value });
   return value;
 }
 
 /** Waits for a sync running on `sql` (tests, and a server's stop). */
 export async function meaningSettled(sql: Sql): Promise<void> {
   await syncing.get(sql);
-}
-
-/** Bytes of the vectors held for `sql` (for /metrics). */
-export async function meaningBytes(sql: Sql): Promise<number> {
-  const kept = held.get(sql);
-  return (await kept?.value)?.bytes ?? 0;
 }
