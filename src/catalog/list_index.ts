@@ -139,7 +139,7 @@ export async function loadListIndex(
   /** Whether memory can hold an index of `rows` rows (src/platform/memory.ts); none: yes. */
   admit: (rows: number) => boolean = () => true,
 ): Promise<ListIndex | "too_large"> {
-  return await sql.begin("isolation level repeatable read read only", async (tx) => {
+  const read = await sql.begin("isolation level repeatable read read only", async (tx) => {
     // One long read at a million rows: longer than a request's statement time-out.
     await tx`select set_config('statement_timeout', '120s', true)`;
     const [{ version, n }] = await tx<{ version: number; n: number }[]>`
@@ -191,8 +191,44 @@ export async function loadListIndex(
       });
     if (i !== n) throw new Error(`The list index read ${i} rows of ${n}`);
     if (index.platforms.size > MAX_PLATFORMS) return "too_large" as const;
-    return finish(index);
+    return index;
   }) as ListIndex | "too_large";
+  // Built after the snapshot's transaction, letting requests run between its steps.
+  return read === "too_large" ? read : await finish(read);
+}
+
+/** Lets the event loop run (requests, the embedded database) between the steps of a long build. */
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * The positions in the newest order (created_at, id, both descending): sorted in chunks and
+ * merged, the event loop let run between steps (one sort of a million positions held a server's
+ * requests for most of a second).
+ */
+export async function newestOrder(us: Float64Array, id: Int32Array): Promise<Int32Array> {
+  const n = us.length;
+  const before = (a: number, b: number) => us[b] - us[a] || id[b] - id[a];
+  let from = new Int32Array(n);
+  for (let p = 0; p < n; p++) from[p] = p;
+  const CHUNK = 1 << 16;
+  for (let start = 0; start < n; start += CHUNK) {
+    from.subarray(start, Math.min(n, start + CHUNK)).sort(before);
+    await tick();
+  }
+  let to = new Int32Array(n);
+  for (let width = CHUNK; width < n; width *= 2) {
+    for (let left = 0; left < n; left += 2 * width) {
+      const mid = Math.min(n, left + width);
+      const end = Math.min(n, left + 2 * width);
+      let i = left, j = mid, k = left;
+      while (i < mid && j < end) to[k++] = before(from[i], from[j]) <= 0 ? from[i++] : from[j++];
+      while (i < mid) to[k++] = from[i++];
+      while (j < end) to[k++] = from[j++];
+      await tick();
+    }
+    [from, to] = [to, from];
+  }
+  return from;
 }
 
 function emptyIndex(version: number, n: number): ListIndex {
@@ -233,7 +269,7 @@ function emptyIndex(version: number, n: number): ListIndex {
 }
 
 /** The derived parts: score bounds, counts, the newest order, the postings of each filter. */
-function finish(index: ListIndex): ListIndex {
+async function finish(index: ListIndex): Promise<ListIndex> {
   const { rows: n, score, group, subs } = index;
   // Scores descend along the positions.
   let at = n;
@@ -258,14 +294,14 @@ function finish(index: ListIndex): ListIndex {
   };
   accumulate(atLeast);
   subAtLeast.forEach(accumulate);
+  await tick();
   index.groupAtLeast = atLeast;
   index.subAtLeast = subAtLeast;
   const { us, id } = index;
-  const newest = new Int32Array(n);
-  for (let p = 0; p < n; p++) newest[p] = p;
-  newest.sort((a, b) => us[b] - us[a] || id[b] - id[a]);
+  const newest = await newestOrder(us, id);
   index.newest = newest;
   for (let k = 0; k < n; k++) index.newestRank[newest[k]] = k;
+  await tick();
   const platform = new Uint32Array(n);
   for (let p = 0; p < n; p++) platform[p] = Math.floor(group[p] / GROUPS_PER_PLATFORM);
   index.byPlatform = postingsOf(platform, index.platforms.size);
@@ -274,12 +310,15 @@ function finish(index: ListIndex): ListIndex {
   const category = new Uint32Array(n);
   for (let p = 0; p < n; p++) category[p] = index.themeCategory[index.theme[p]];
   index.byCategory = postingsOf(category, index.categories.size);
+  await tick();
   index.cube = cubeOf(score, group, subs, groups);
-  index.bySub = SUB_ORDERS.map((_, o) => {
+  index.bySub = [];
+  for (let o = 0; o < SUB_ORDERS.length; o++) {
+    await tick();
     const keys = new Uint32Array(n);
     for (let p = 0; p < n; p++) keys[p] = subKey(subs[p], o);
-    return postingsOf(keys, 11);
-  });
+    index.bySub.push(postingsOf(keys, 11));
+  }
   return index;
 }
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
-import { type ListIndex, loadListIndex } from "../../src/catalog/list_index.ts";
+import { type ListIndex, loadListIndex, newestOrder } from "../../src/catalog/list_index.ts";
 import { createListIndexes } from "../../src/catalog/list_index_holder.ts";
 import { indexPage } from "../../src/catalog/list_index_page.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
@@ -143,4 +143,14 @@ Deno.test("the holder lets an index go when the memory budget cannot hold it", a
   assert.equal(await lists.at(2, true), undefined);
   assert.deepEqual(held, [1, 2]);
   assert.equal((await lists.at(3, true))?.version, 3);
+});
+
+Deno.test("the newest order, sorted in chunks and merged, is the one a plain sort gives", async () => {
+  // Past several chunks of 65,536, with ties on created_at that the id breaks.
+  const n = 300_001;
+  const next = random(51);
+  const us = Float64Array.from({ length: n }, () => 1.7e15 + Math.floor(next() * 50_000) * 1e6);
+  const id = Int32Array.from({ length: n }, (_, i) => (i * 7919) % 1_000_003);
+  const plain = new Int32Array(n).map((_, p) => p).sort((a, b) => us[b] - us[a] || id[b] - id[a]);
+  assert.deepEqual(await newestOrder(us, id), plain);
 });
