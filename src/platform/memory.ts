@@ -16,7 +16,7 @@
  */
 
 /** The default budget: a 1,000,000-row catalogue with the encoder fits a 512 MB isolate. */
-export const DEFAULT_MEMORY_BUDGET_MB = 320;
+export const DEFAULT_MEMORY_BUDGET_MB = 288;
 
 /** The parts /metrics always shows (0 while not held), in the order a server's start loads them. */
 export const MEMORY_PARTS = [

@@ -105,7 +105,7 @@ Deno.test("the budget's metrics and health summary name every part", () => {
 Deno.test("MEMORY_BUDGET_MB: a whole number of megabytes, with a default", () => {
   const read = (value?: string) =>
     readConfig({ DATA_DIR: "memory://", MEMORY_BUDGET_MB: value }).memoryBudgetMb;
-  assert.equal(read(), 320);
+  assert.equal(read(), 288);
   assert.equal(read("0"), 0);
   assert.equal(read("1024"), 1024);
   assert.throws(() => read("lots"), /MEMORY_BUDGET_MB/);
