@@ -153,8 +153,12 @@ dbTest("REST edges: CORS, preflight, 405, unknown paths, health, OpenAPI", async
   await t.step("/healthz answers without a key", async () => {
     const res = await app.get("/healthz");
     assert.equal(res.status, 200);
+    const { memory, ...rest } = await res.json();
     // No encoder started in this process: questions are read by their words.
-    assert.deepEqual(await res.json(), { status: "ok", encoder: { state: "off" } });
+    assert.deepEqual(rest, { status: "ok", encoder: { state: "off" } });
+    // The memory budget (MEMORY_BUDGET_MB, default 288): what it holds, nothing refused.
+    assert.equal(memory.budget_mb, 288);
+    assert.deepEqual(memory.refused, []);
   });
   await t.step("/api/v1/openapi.json without a key, version 1.0.0", async () => {
     const res = await app.get("/api/v1/openapi.json");
