@@ -17,11 +17,11 @@
  *     --side default:.:320 --side half:.:160 --write bench/results/COLD.md
  */
 import postgres from "postgres";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
-import { createBenchKeys, quotaKeeper } from "./prepare.ts";
-import { freePort, rssMib, sleep, start, stop, stopAll, waitReady } from "./procs.ts";
-import { comboPaths, comboValues } from "./lists_combos.ts";
-import { wrkRun } from "./wrk.ts";
+import { arg, exitWithHelpIfAsked } from "./harness/args.ts";
+import { createBenchKeys, quotaKeeper } from "./harness/prepare.ts";
+import { freePort, rssMib, sleep, start, stop, stopAll, waitReady } from "./harness/procs.ts";
+import { comboPaths, comboValues } from "./lists/combos.ts";
+import { wrkRun } from "./harness/wrk.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:cold --database NAME --side NAME:CHECKOUT:BUDGET_MB[:HEAP_MB] [--side ...]

@@ -16,14 +16,14 @@
  *
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
  */
-import { loadRun, quantile, timeRequest } from "./measure.ts";
-import { type BenchKeys, createBenchKeys, quotaKeeper } from "./prepare.ts";
-import { freePort, type Proc, start, stop, stopAll, waitReady } from "./procs.ts";
-import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists_combos.ts";
-import { wrkRun } from "./wrk.ts";
-import type { LoadResult, LoadSpec } from "./load.ts";
+import { loadRun, quantile, timeRequest } from "./harness/measure.ts";
+import { type BenchKeys, createBenchKeys, quotaKeeper } from "./harness/prepare.ts";
+import { freePort, type Proc, start, stop, stopAll, waitReady } from "./harness/procs.ts";
+import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists/combos.ts";
+import { wrkRun } from "./harness/wrk.ts";
+import type { LoadResult, LoadSpec } from "./harness/load.ts";
 import postgres from "postgres";
-import { exitWithHelpIfAsked } from "./args.ts";
+import { exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:lists --database NAME [flags]
@@ -138,7 +138,7 @@ async function mainCheckout(): Promise<string> {
 async function mainKeys(dir: string): Promise<BenchKeys> {
   await Deno.writeTextFile(
     `${dir}/bench/keys_once.ts`,
-    `import { createBenchKeys } from "./prepare.ts";\n` +
+    `import { createBenchKeys } from "./harness/prepare.ts";\n` +
       `console.log(JSON.stringify(await createBenchKeys(${JSON.stringify(URL_A)})));\n`,
   );
   const out = await new Deno.Command(Deno.execPath(), {
@@ -293,7 +293,7 @@ async function main(): Promise<void> {
     }
     if (SCENARIOS.includes("default")) {
       const port = freePort();
-      const raw = await start("raw", ["bench/baseline_raw.ts"], {
+      const raw = await start("raw", ["bench/suite/baseline_raw.ts"], {
         cwd: ROOT,
         env: { DATABASE_URL: URL_, PORT: String(port) },
       });

@@ -17,13 +17,22 @@
  */
 import postgres from "postgres";
 import { startReplicaPair } from "../tests/helpers/replication.ts";
-import { comboPaths, comboValues } from "./lists_combos.ts";
-import { type WrkResult, wrkRun } from "./wrk.ts";
-import { createBenchKeys, quotaKeeper } from "./prepare.ts";
-import { freePort, type Proc, runToEnd, sleep, start, stop, stopAll, waitReady } from "./procs.ts";
+import { comboPaths, comboValues } from "./lists/combos.ts";
+import { type WrkResult, wrkRun } from "./harness/wrk.ts";
+import { createBenchKeys, quotaKeeper } from "./harness/prepare.ts";
+import {
+  freePort,
+  type Proc,
+  runToEnd,
+  sleep,
+  start,
+  stop,
+  stopAll,
+  waitReady,
+} from "./harness/procs.ts";
 import { DEFAULT_SEED, opportunityAt, themeInfos } from "../src/ingest/demo.ts";
 import { importLines } from "../src/ingest/import.ts";
-import { exitWithHelpIfAsked } from "./args.ts";
+import { exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:replicas [flags]

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/open.ts";
 import { readConfig } from "../src/platform/config.ts";
 import { createSitemap, SITEMAP_MAX_URLS } from "../src/web/public/sitemap.ts";
-import { exitWithHelpIfAsked } from "./args.ts";
+import { exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:sitemap --database NAME [--parts all|N]

@@ -21,7 +21,7 @@ import { TREND_STATUSES } from "../src/catalog/trend_rule.ts";
 import { TrendingQuerySchema } from "../src/catalog/schemas.ts";
 import { recomputeTrends } from "../src/ingest/trends.ts";
 import { importLines } from "../src/ingest/import.ts";
-import { exitWithHelpIfAsked } from "./args.ts";
+import { exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:trends --database NAME [--runs 200] [--themes 10000]

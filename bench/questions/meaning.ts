@@ -17,25 +17,25 @@
  * bench/results/RELEVANCE.md.
  */
 import postgres from "postgres";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { openDatabase } from "../src/db/open.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
-import { createContent } from "../src/catalog/content.ts";
-import { readDataVersion } from "../src/catalog/common.ts";
-import { OpportunityQuerySchema } from "../src/catalog/schemas.ts";
-import { IdeaQuerySchema } from "../src/catalog/similar_schemas.ts";
-import { startEncoder } from "../src/catalog/meaning/encoder.ts";
-import { syncMeaning } from "../src/catalog/meaning/vectors.ts";
-import { recordEvidence } from "../src/catalog/judge.ts";
-import { calibrated, type Evidence, WEIGHTS } from "../src/catalog/meaning/calibration.ts";
-import { MEANING_SET } from "./relevance_meaning_set.ts";
-import { PARAPHRASES } from "./relevance_paraphrases.ts";
+import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
+import { createContent } from "../../src/catalog/content.ts";
+import { readDataVersion } from "../../src/catalog/common.ts";
+import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
+import { IdeaQuerySchema } from "../../src/catalog/similar_schemas.ts";
+import { startEncoder } from "../../src/catalog/meaning/encoder.ts";
+import { syncMeaning } from "../../src/catalog/meaning/vectors.ts";
+import { recordEvidence } from "../../src/catalog/judge.ts";
+import { calibrated, type Evidence, WEIGHTS } from "../../src/catalog/meaning/calibration.ts";
+import { MEANING_SET } from "./meaning_set.ts";
+import { PARAPHRASES } from "./paraphrases.ts";
 import { relevanceQuestions } from "./relevance_questions.ts";
-import { OUTSIDE_QUESTIONS } from "../tests/helpers/outside_questions.ts";
+import { OUTSIDE_QUESTIONS } from "../../tests/helpers/outside_questions.ts";
 import { quantile, writeSection } from "./relevance_report.ts";
-import { expectedCalibrationError, fitLogistic, rocAuc } from "./relevance_fit.ts";
+import { expectedCalibrationError, fitLogistic, rocAuc } from "./meaning_fit.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:meaning [flags]

@@ -1,5 +1,5 @@
 /** The search section of bench/results/RESULTS.md, rendered from bench/results/SEARCH.json (bench/search.ts). */
-import type { LoadResult } from "./load.ts";
+import type { LoadResult } from "../harness/load.ts";
 
 export interface SearchResults {
   date: string;
@@ -19,7 +19,7 @@ export interface SearchResults {
   load: LoadResult & { connections: number; seconds: number };
 }
 
-const PATH = new URL("./results/SEARCH.json", import.meta.url);
+const PATH = new URL("../results/SEARCH.json", import.meta.url);
 
 /** The results of the last search run, if there was one. */
 export async function readSearch(): Promise<SearchResults | undefined> {

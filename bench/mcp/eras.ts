@@ -7,12 +7,17 @@
  *
  * Example: deno task bench:mcp-eras --opportunities 20000 --rounds 3 --duration 5
  */
-import { loadRun } from "./measure.ts";
-import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
-import { freePort, start, stopAll, waitReady } from "./procs.ts";
-import type { LoadResult, LoadSpec } from "./load.ts";
+import { loadRun } from "../harness/measure.ts";
+import {
+  benchAdminUrl,
+  createBenchKeys,
+  prepareDatabase,
+  quotaKeeper,
+} from "../harness/prepare.ts";
+import { freePort, start, stopAll, waitReady } from "../harness/procs.ts";
+import type { LoadResult, LoadSpec } from "../harness/load.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const MODERN = "2026-07-28";
 
 const HELP = `Usage: deno task bench:mcp-eras [flags]
@@ -124,8 +129,9 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(Deno.args);
+/** The eras bench on the command line (`args`: the flags). */
+export async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args);
   const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
@@ -191,5 +197,3 @@ async function main(): Promise<void> {
     await stopAll();
   }
 }
-
-if (import.meta.main) await main();

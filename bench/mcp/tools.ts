@@ -7,13 +7,13 @@
  * `--repeat` more. The database must be migrated already and is written to (the key, its quota,
  * a watch made and deleted): point it at a copy, never at a database in service.
  */
-import { buildHandler } from "../main.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { openDatabase } from "../src/db/open.ts";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { createApiKey } from "../src/accounts/api_keys.ts";
-import { isLoopbackHost } from "../src/platform/hosts.ts";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { buildHandler } from "../../main.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
+import { isLoopbackHost } from "../../src/platform/hosts.ts";
+import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno run -A bench/mcp_tools.ts --database-url URL [flags]
@@ -31,7 +31,7 @@ Flags:
 `);
 
 const LIMIT_MS = 3000;
-const RESULTS = new URL("results/MCP_TOOLS.md", import.meta.url);
+const RESULTS = new URL("../results/MCP_TOOLS.md", import.meta.url);
 
 interface Case {
   name: string;
@@ -54,7 +54,8 @@ function median(values: number[]): number {
   return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : NaN;
 }
 
-async function main(): Promise<void> {
+/** The tools bench on the command line (the flags read from Deno.args). */
+export async function main(): Promise<void> {
   const url = arg("--database-url", Deno.env.get("DATABASE_URL") ?? "");
   if (!url) throw new Error("--database-url (or DATABASE_URL) is required");
   // Like every bench here: it writes to what it connects to, so only a database on this machine.
@@ -242,5 +243,3 @@ async function writeSection(section: string): Promise<void> {
     `${text.slice(0, from + start.length)}\n${section}\n${text.slice(to)}`,
   );
 }
-
-if (import.meta.main) await main();

@@ -11,13 +11,18 @@
  * bench/results/SEARCH.json, and bench/results/RESULTS.md shows them (rendered by bench/report.ts).
  */
 import postgres from "postgres";
-import { loadRun, quantile, timeRequest } from "./measure.ts";
-import { benchAdminUrl, createBenchKeys, prepareDatabase, quotaKeeper } from "./prepare.ts";
-import { freePort, runToEnd, start, stopAll, waitReady } from "./procs.ts";
-import { renderAgain } from "./report.ts";
+import { loadRun, quantile, timeRequest } from "../harness/measure.ts";
+import {
+  benchAdminUrl,
+  createBenchKeys,
+  prepareDatabase,
+  quotaKeeper,
+} from "../harness/prepare.ts";
+import { freePort, runToEnd, start, stopAll, waitReady } from "../harness/procs.ts";
+import { renderAgain } from "../suite/report.ts";
 import type { SearchResults } from "./search_report.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 const HELP = `Usage: deno task bench:search [flags]
 
@@ -69,8 +74,8 @@ interface SearchCase {
   params: Record<string, string>;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(Deno.args);
+async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args);
   const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
@@ -241,7 +246,7 @@ async function main(): Promise<void> {
       load: { connections: options.connections, seconds: options.duration, ...load },
     };
     await Deno.writeTextFile(
-      new URL("./results/SEARCH.json", import.meta.url),
+      new URL("../results/SEARCH.json", import.meta.url),
       JSON.stringify(results, null, 2) + "\n",
     );
     await renderAgain();
@@ -256,9 +261,10 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.main) {
+/** The search bench on the command line (`args`: the flags); a failure stops every started process. */
+export async function runSearch(args: string[]): Promise<void> {
   try {
-    await main();
+    await main(args);
   } catch (error) {
     console.error(error instanceof Error ? error.stack : error);
     await stopAll();

@@ -17,7 +17,7 @@ export interface Latency {
 
 /** Runs one load spec in a fresh `bench/load.ts` process. */
 export async function loadRun(spec: LoadSpec, cwd: string): Promise<LoadResult> {
-  const result = await runToEnd(["--no-lock", "bench/load.ts", JSON.stringify(spec)], {
+  const result = await runToEnd(["--no-lock", "bench/harness/load.ts", JSON.stringify(spec)], {
     cwd,
     env: {},
   });

@@ -16,17 +16,17 @@
  * PostgreSQL: TEST_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
  * database oppintel_relevance, dropped and made again.
  */
-import { buildHandler } from "../main.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { openDatabase } from "../src/db/open.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { createApiKey } from "../src/accounts/api_keys.ts";
+import { buildHandler } from "../../main.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
 import { type Question, relevanceQuestions } from "./relevance_questions.ts";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
 import { openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
-import { type Paraphrase, PARAPHRASES } from "./relevance_paraphrases.ts";
+import { type Paraphrase, PARAPHRASES } from "./paraphrases.ts";
 import { judgedIdeas, runScale as runIdeasAt } from "./ideas.ts";
 
 exitWithHelpIfAsked(`
@@ -47,7 +47,7 @@ Flags:
   --no-ideas       Leave idea match out (it takes a minute)
 `);
 
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 const BASE = "http://relevance.bench";
 const OPPORTUNITIES = 2000;
 
@@ -424,113 +424,117 @@ async function paraphrasesAt(url: string): Promise<ParaphraseResult[]> {
 
 const withIdeas = !Deno.args.includes("--no-ideas");
 
-if (import.meta.main && Deno.args.includes("--scale")) {
-  const url = arg("--scale", "");
-  const questions = relevanceQuestions(
-    generateDemoRecords({ opportunities: OPPORTUNITIES }),
-    { count: Number(arg("--count", "160")) },
-  );
-  const section = await runScale(url, questions);
-  console.log(section);
-  await writeSection("scale", section);
-  const paraphrases = await paraphrasesAt(url);
-  const paraphraseSection = renderParaphrases(paraphrases);
-  console.log(paraphraseSection);
-  await writeSection("paraphrases-scale", paraphraseSection);
-  const ideas = withIdeas ? await runIdeasAt(url, judgedIdeas(80)) : "";
-  if (withIdeas) await writeSection("ideas-scale", ideas);
-  const wordMisses = missesOf(section);
-  const all = paraphrases.filter((r) => r.half === "all");
-  const summary = renderSummary("At 1,000,000 opportunities (PostgreSQL, --scale)", [
-    {
-      name: "data-words set: speed (quality as at 2,000 rows: the same questions and answers)",
-      pass: wordMisses.length === 0,
-      cause: wordMisses.length ? `MISS: ${wordMisses.join("; ")}` : "every target met",
-    },
-    {
-      name: "questions in other words",
-      pass: all.every((r) => r.rightSlots >= 0.7),
-      cause: paraphraseCause(paraphrases),
-    },
-    {
-      name: "idea match and similar",
-      pass: withIdeas && missesOf(ideas).length === 0,
-      cause: !withIdeas
-        ? "not run (--no-ideas)"
-        : missesOf(ideas).length
-        ? `MISS: ${missesOf(ideas).join("; ")}`
-        : "every idea 200, first p95 <= 1 s, repeated p95 <= 50 ms, no 503 under 50 callers",
-    },
-  ]);
-  console.log(summary);
-  await writeSection("summary-scale", summary);
-} else if (import.meta.main) {
-  const engines = arg("--engines", "embedded,postgres").split(",");
-  const questions = relevanceQuestions(
-    generateDemoRecords({ opportunities: OPPORTUNITIES }),
-    { count: Number(arg("--count", "160")) },
-  );
-  const results: SurfaceResult[] = [];
-  const paraphrases: ParaphraseResult[] = [];
-  for (const engine of engines) {
-    const started = performance.now();
-    const { words, paraphrases: other } = await runEngine(engine, questions);
-    results.push(...words);
-    paraphrases.push(...other);
-    console.error(`${engine}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
-  const section = render(results, questions);
-  console.log(section);
-  await writeSection("relevance", section);
-  const paraphraseSection = renderParaphrases(paraphrases);
-  console.log(paraphraseSection);
-  await writeSection("paraphrases", paraphraseSection);
-  // Idea match's speed targets on the PostgreSQL copy of the demo data, left by runEngine.
-  let ideas = "";
-  if (withIdeas && engines.includes("postgres")) {
-    const admin = new URL(
-      Deno.env.get("TEST_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres",
+/** The relevance bench on the command line (the flags read from Deno.args). */
+export async function runRelevance(): Promise<void> {
+  if (Deno.args.includes("--scale")) {
+    const url = arg("--scale", "");
+    const questions = relevanceQuestions(
+      generateDemoRecords({ opportunities: OPPORTUNITIES }),
+      { count: Number(arg("--count", "160")) },
     );
-    admin.pathname = "/oppintel_relevance";
-    ideas = await runIdeasAt(admin.toString(), judgedIdeas(80));
-    console.log(ideas);
-    await writeSection("ideas-2k", ideas);
+    const section = await runScale(url, questions);
+    console.log(section);
+    await writeSection("scale", section);
+    const paraphrases = await paraphrasesAt(url);
+    const paraphraseSection = renderParaphrases(paraphrases);
+    console.log(paraphraseSection);
+    await writeSection("paraphrases-scale", paraphraseSection);
+    const ideas = withIdeas ? await runIdeasAt(url, judgedIdeas(80)) : "";
+    if (withIdeas) await writeSection("ideas-scale", ideas);
+    const wordMisses = missesOf(section);
+    const all = paraphrases.filter((r) => r.half === "all");
+    const summary = renderSummary("At 1,000,000 opportunities (PostgreSQL, --scale)", [
+      {
+        name: "data-words set: speed (quality as at 2,000 rows: the same questions and answers)",
+        pass: wordMisses.length === 0,
+        cause: wordMisses.length ? `MISS: ${wordMisses.join("; ")}` : "every target met",
+      },
+      {
+        name: "questions in other words",
+        pass: all.every((r) => r.rightSlots >= 0.7),
+        cause: paraphraseCause(paraphrases),
+      },
+      {
+        name: "idea match and similar",
+        pass: withIdeas && missesOf(ideas).length === 0,
+        cause: !withIdeas
+          ? "not run (--no-ideas)"
+          : missesOf(ideas).length
+          ? `MISS: ${missesOf(ideas).join("; ")}`
+          : "every idea 200, first p95 <= 1 s, repeated p95 <= 50 ms, no 503 under 50 callers",
+      },
+    ]);
+    console.log(summary);
+    await writeSection("summary-scale", summary);
+  } else {
+    const engines = arg("--engines", "embedded,postgres").split(",");
+    const questions = relevanceQuestions(
+      generateDemoRecords({ opportunities: OPPORTUNITIES }),
+      { count: Number(arg("--count", "160")) },
+    );
+    const results: SurfaceResult[] = [];
+    const paraphrases: ParaphraseResult[] = [];
+    for (const engine of engines) {
+      const started = performance.now();
+      const { words, paraphrases: other } = await runEngine(engine, questions);
+      results.push(...words);
+      paraphrases.push(...other);
+      console.error(`${engine}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    const section = render(results, questions);
+    console.log(section);
+    await writeSection("relevance", section);
+    const paraphraseSection = renderParaphrases(paraphrases);
+    console.log(paraphraseSection);
+    await writeSection("paraphrases", paraphraseSection);
+    // Idea match's speed targets on the PostgreSQL copy of the demo data, left by runEngine.
+    let ideas = "";
+    if (withIdeas && engines.includes("postgres")) {
+      const admin = new URL(
+        Deno.env.get("TEST_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres",
+      );
+      admin.pathname = "/oppintel_relevance";
+      ideas = await runIdeasAt(admin.toString(), judgedIdeas(80));
+      console.log(ideas);
+      await writeSection("ideas-2k", ideas);
+    }
+    const words = results.filter((r) => r.zeroRate > 0.01 || r.normalisedPrecision < 0.95);
+    const all = paraphrases.filter((r) => r.half === "all");
+    const summary = renderSummary("At 2,000 opportunities (the demo data)", [
+      {
+        name: "data-words set",
+        pass: words.length === 0,
+        cause: words.length
+          ? words.map((r) =>
+            `${r.engine} ${r.surface}: ${(r.zeroRate * 100).toFixed(1)}% empty, normalised p@10 ${
+              r.normalisedPrecision.toFixed(3)
+            }`
+          ).join("; ")
+          : `0% empty (target <= 1%), normalised p@10 >= ${
+            Math.min(...results.map((r) => r.normalisedPrecision)).toFixed(3)
+          } (target 0.95), every engine and surface`,
+      },
+      {
+        name: "questions in other words",
+        pass: all.every((r) => r.rightSlots >= 0.7),
+        cause: paraphraseCause(paraphrases),
+      },
+      {
+        name: "idea match and similar (speed targets, PostgreSQL)",
+        pass: ideas !== "" && missesOf(ideas).length === 0,
+        cause: ideas === ""
+          ? "not run (--no-ideas or no postgres engine)"
+          : missesOf(ideas).length
+          ? `MISS: ${missesOf(ideas).join("; ")}`
+          : "every idea 200, first p95 <= 1 s, repeated p95 <= 50 ms, no 503 under 50 callers",
+      },
+    ]);
+    console.log(summary);
+    await writeSection("summary", summary);
+    await Deno.writeTextFile(
+      `${ROOT}bench/results/RELEVANCE.json`,
+      JSON.stringify({ measuredAt: new Date().toISOString(), results, paraphrases }, null, 2) +
+        "\n",
+    );
   }
-  const words = results.filter((r) => r.zeroRate > 0.01 || r.normalisedPrecision < 0.95);
-  const all = paraphrases.filter((r) => r.half === "all");
-  const summary = renderSummary("At 2,000 opportunities (the demo data)", [
-    {
-      name: "data-words set",
-      pass: words.length === 0,
-      cause: words.length
-        ? words.map((r) =>
-          `${r.engine} ${r.surface}: ${(r.zeroRate * 100).toFixed(1)}% empty, normalised p@10 ${
-            r.normalisedPrecision.toFixed(3)
-          }`
-        ).join("; ")
-        : `0% empty (target <= 1%), normalised p@10 >= ${
-          Math.min(...results.map((r) => r.normalisedPrecision)).toFixed(3)
-        } (target 0.95), every engine and surface`,
-    },
-    {
-      name: "questions in other words",
-      pass: all.every((r) => r.rightSlots >= 0.7),
-      cause: paraphraseCause(paraphrases),
-    },
-    {
-      name: "idea match and similar (speed targets, PostgreSQL)",
-      pass: ideas !== "" && missesOf(ideas).length === 0,
-      cause: ideas === ""
-        ? "not run (--no-ideas or no postgres engine)"
-        : missesOf(ideas).length
-        ? `MISS: ${missesOf(ideas).join("; ")}`
-        : "every idea 200, first p95 <= 1 s, repeated p95 <= 50 ms, no 503 under 50 callers",
-    },
-  ]);
-  console.log(summary);
-  await writeSection("summary", summary);
-  await Deno.writeTextFile(
-    `${ROOT}bench/results/RELEVANCE.json`,
-    JSON.stringify({ measuredAt: new Date().toISOString(), results, paraphrases }, null, 2) + "\n",
-  );
 }

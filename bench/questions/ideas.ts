@@ -18,21 +18,21 @@
  *
  * Results go to bench/results/RELEVANCE.md, between the markers of each mode.
  */
-import { buildHandler } from "../main.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { openDatabase } from "../src/db/open.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { generateDemoRecords, seedDemo } from "../src/ingest/seed.ts";
-import { CATEGORIES } from "../src/ingest/demo_words.ts";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { createApiKey } from "../src/accounts/api_keys.ts";
+import { buildHandler } from "../../main.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
+import { CATEGORIES } from "../../src/ingest/demo_words.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
 import { relevanceQuestions } from "./relevance_questions.ts";
-import { Random } from "../src/ingest/demo.ts";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { Random } from "../../src/ingest/demo.ts";
+import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
 import { loadAverage, openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
 
-// Only when run itself: bench:relevance imports this module and has its own help.
-if (import.meta.main) {
+/** Prints the usage and ends when asked (bench:relevance imports this module and has its own help). */
+function exitWithIdeasHelpIfAsked(): void {
   exitWithHelpIfAsked(`
 Usage: deno task bench:ideas [flags]
 
@@ -303,7 +303,9 @@ export async function runScale(url: string, ideas: Idea[]): Promise<string> {
   }
 }
 
-if (import.meta.main) {
+/** Idea match and similar on the command line (the flags read from Deno.args). */
+export async function runIdeas(): Promise<void> {
+  exitWithIdeasHelpIfAsked();
   const ideas = judgedIdeas(Number(arg("--count", "80")));
   const scale = arg("--scale", "");
   if (scale) {

@@ -4,9 +4,9 @@
  * bench/results/RELEVANCE.md.
  */
 import postgres from "postgres";
-import { readConfig } from "../src/platform/config.ts";
+import { readConfig } from "../../src/platform/config.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 
 export function verdict(pass: boolean): string {
   return pass ? "PASS" : "MISS";

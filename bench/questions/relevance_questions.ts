@@ -10,9 +10,9 @@
  * ones: the list's default filter). Which pairs, which
  * phrasing: drawn from a seeded generator, so the set is the same on every run.
  */
-import { Random } from "../src/ingest/demo.ts";
-import type { ImportRecord } from "../src/ingest/records.ts";
-import { CATEGORIES } from "../src/ingest/demo_words.ts";
+import { Random } from "../../src/ingest/demo.ts";
+import type { ImportRecord } from "../../src/ingest/records.ts";
+import { CATEGORIES } from "../../src/ingest/demo_words.ts";
 
 /** One judged question. */
 export interface Question {

@@ -2,8 +2,8 @@
  * The load scenarios and the order they run in: each service scenario with a target alternates
  * with its baseline (A/B/A/B), so that drift of a shared machine hits both sides alike.
  */
-import type { LoadSpec } from "./load.ts";
-import type { BenchKeys } from "./prepare.ts";
+import type { LoadSpec } from "../harness/load.ts";
+import type { BenchKeys } from "../harness/prepare.ts";
 
 /** Which process a scenario loads. */
 export type Target = "service" | "raw" | "static" | "embedded";

@@ -3,10 +3,10 @@
  * target of the benchmark suite. The findings of a person (bench/results/FINDINGS.md) are appended as they are, so
  * that a rerun keeps them.
  */
-import { readSearch, renderSearch } from "./search_report.ts";
-import type { LoadResult } from "./load.ts";
-import type { Latency } from "./measure.ts";
-import type { PreparedDatabase } from "./prepare.ts";
+import { readSearch, renderSearch } from "../questions/search_report.ts";
+import type { LoadResult } from "../harness/load.ts";
+import type { Latency } from "../harness/measure.ts";
+import type { PreparedDatabase } from "../harness/prepare.ts";
 import type { Target } from "./scenarios.ts";
 
 /** The machine the run was made on. */
@@ -466,7 +466,7 @@ export function jsonPathOf(markdownPath: string): string {
  * beside it (RESULTS.md -> RESULTS.json).
  */
 export async function writeResults(path: string, results: Results): Promise<void> {
-  const findingsPath = new URL("./results/FINDINGS.md", import.meta.url);
+  const findingsPath = new URL("../results/FINDINGS.md", import.meta.url);
   const findings = await Deno.readTextFile(findingsPath).catch(() => undefined);
   const search = await readSearch();
   await Deno.writeTextFile(jsonPathOf(path), JSON.stringify(results, null, 2) + "\n");
@@ -478,7 +478,7 @@ export async function writeResults(path: string, results: Results): Promise<void
 
 /** Renders bench/results/RESULTS.md again from its JSON (and the search run's), measuring nothing. */
 export async function renderAgain(
-  path = new URL("./results/RESULTS.md", import.meta.url).pathname,
+  path = new URL("../results/RESULTS.md", import.meta.url).pathname,
 ): Promise<void> {
   const results = JSON.parse(await Deno.readTextFile(jsonPathOf(path))) as Results;
   await writeResults(path, results);
@@ -486,8 +486,9 @@ export async function renderAgain(
 
 // `deno task bench:report [bench/results/RESULTS.md]` renders the Markdown again from its JSON,
 // e.g. after editing bench/results/FINDINGS.md, without measuring anything.
-if (import.meta.main) {
-  const path = Deno.args[0] ?? new URL("./results/RESULTS.md", import.meta.url).pathname;
+/** Renders the report at `args[0]` (default results/RESULTS.md) again from its JSON. */
+export async function renderFromCommandLine(args: string[]): Promise<void> {
+  const path = args[0] ?? new URL("../results/RESULTS.md", import.meta.url).pathname;
   await renderAgain(path);
   console.error(`Rendered ${path} again from ${jsonPathOf(path)}`);
 }

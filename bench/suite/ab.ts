@@ -6,14 +6,14 @@
  *
  * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
  */
-import { loadRun } from "./measure.ts";
+import { loadRun } from "../harness/measure.ts";
 import {
   benchAdminUrl,
   type BenchKeys,
   createBenchKeys,
   prepareDatabase,
   quotaKeeper,
-} from "./prepare.ts";
+} from "../harness/prepare.ts";
 import {
   backendCpu,
   backendDelta,
@@ -22,10 +22,10 @@ import {
   start,
   stopAll,
   waitReady,
-} from "./procs.ts";
-import type { LoadSpec } from "./load.ts";
+} from "../harness/procs.ts";
+import type { LoadSpec } from "../harness/load.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 function help(): string {
   return `Usage: deno task bench:ab --a REV [flags]
@@ -240,8 +240,8 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(Deno.args);
+async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args);
   const adminUrl = benchAdminUrl();
   const db = await prepareDatabase(adminUrl, {
     name: options.database,
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     const pids: Record<"A" | "B", number> = { A: 0, B: 0 };
     for (const [side, cwd] of [["A", dirA], ["B", ROOT]] as const) {
       const port = freePort();
-      const script = raw && side === "A" ? "bench/baseline_raw.ts" : "main.ts";
+      const script = raw && side === "A" ? "bench/suite/baseline_raw.ts" : "main.ts";
       const proc = await start(`ab-${side}`, [script], {
         cwd,
         env: { DATABASE_URL: db.url, PORT: String(port), SEED_DEMO: "off" },
@@ -345,9 +345,10 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.main) {
+/** The A/B comparison on the command line (`args`: the flags); a failure stops every started process. */
+export async function runAb(args: string[]): Promise<void> {
   try {
-    await main();
+    await main(args);
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     await stopAll();

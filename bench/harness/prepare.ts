@@ -4,9 +4,9 @@
  * made afresh on every run through the admin CLI (in process, on one connection).
  */
 import postgres from "postgres";
-import { runAdmin } from "../src/cli/admin.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { type Database, openDatabase } from "../src/db/open.ts";
+import { runAdmin } from "../../src/cli/admin.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { type Database, openDatabase } from "../../src/db/open.ts";
 import { runToEnd } from "./procs.ts";
 
 /** The database URL and facts about its content. */

@@ -8,7 +8,7 @@
  * Quick dry run: deno task bench --opportunities 20000 --duration 2 --warmup 1 --out /tmp/r.md
  */
 import postgres from "postgres";
-import type { LoadSpec } from "./load.ts";
+import type { LoadSpec } from "../harness/load.ts";
 import {
   embeddedColdStart,
   embeddedEnv,
@@ -18,14 +18,14 @@ import {
   sequentialLatency,
   stdioInitialize,
   timeRequest,
-} from "./measure.ts";
+} from "../harness/measure.ts";
 import {
   autovacuumSetting,
   benchAdminUrl,
   createBenchKeys,
   prepareDatabase,
   quotaKeeper,
-} from "./prepare.ts";
+} from "../harness/prepare.ts";
 import {
   backendCpu,
   backendDelta,
@@ -40,11 +40,11 @@ import {
   stop,
   stopAll,
   waitReady,
-} from "./procs.ts";
+} from "../harness/procs.ts";
 import { type Machine, type Results, type RunResult, writeResults } from "./report.ts";
 import { PLAN, type Scenario, scenarios, type Target } from "./scenarios.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 interface Options {
   opportunities: number;
@@ -281,8 +281,8 @@ async function explainSummary(
   return out;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(Deno.args);
+async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args);
   const adminUrl = benchAdminUrl();
   const began = performance.now();
   const results: Results = {
@@ -339,11 +339,11 @@ async function main(): Promise<void> {
       cwd: ROOT,
       env: { DATABASE_URL: db.url, PORT: String(servicePort), SEED_DEMO: "off" },
     });
-    const raw = await start("raw", ["bench/baseline_raw.ts"], {
+    const raw = await start("raw", ["bench/suite/baseline_raw.ts"], {
       cwd: ROOT,
       env: { DATABASE_URL: db.url, PORT: String(rawPort) },
     });
-    const stat = await start("static", ["bench/baseline_static.ts"], {
+    const stat = await start("static", ["bench/suite/baseline_static.ts"], {
       cwd: ROOT,
       env: { PORT: String(staticPort) },
     });
@@ -539,7 +539,8 @@ async function embeddedList(options: Options, temps: string[]): Promise<Results[
   }
 }
 
-if (import.meta.main) {
+/** The suite on the command line (`args`: the flags), every started process stopped however it ends. */
+export async function runSuite(args: string[]): Promise<void> {
   const onSignal = async () => {
     console.error("Interrupted: stopping the started processes");
     await stopAll();
@@ -548,7 +549,7 @@ if (import.meta.main) {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
-    await main();
+    await main(args);
     Deno.exit(0);
   } catch (error) {
     console.error(error instanceof Error ? (error.stack ?? error.message) : error);

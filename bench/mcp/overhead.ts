@@ -11,13 +11,13 @@
  * --scenarios LIST (comma-separated scenario ids, default all).
  */
 import process from "node:process";
-import { buildHandler } from "../main.ts";
-import { readConfig } from "../src/platform/config.ts";
-import { openDatabase } from "../src/db/open.ts";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { createApiKey } from "../src/accounts/api_keys.ts";
-import { benchAdminUrl } from "./prepare.ts";
-import { arg, exitWithHelpIfAsked } from "./args.ts";
+import { buildHandler } from "../../main.ts";
+import { readConfig } from "../../src/platform/config.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey } from "../../src/accounts/api_keys.ts";
+import { benchAdminUrl } from "../harness/prepare.ts";
+import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:mcp-overhead [flags]
