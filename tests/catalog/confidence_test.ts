@@ -2,8 +2,9 @@
  * How well an answer to `q` addresses it (src/catalog/judge.ts, confidence.ts, suggestions.ts)
  * and how a question is read (framing.ts, subject.ts), on the demo data (2,000 opportunities),
  * on both engines:
- * - calibration: questions made from the data's words (bench/relevance_questions.ts) answer
- *   with a confidence of 0.5 or more, questions on what it does not cover
+ * - calibration: questions made from the data's words
+ *   (bench/questions/relevance_questions.ts) answer with a confidence of 0.5 or more, questions
+ *   on what it does not cover
  *   (tests/helpers/outside_questions.ts) below 0.5, with their unmatched words and suggestions;
  * - the fields: relevance on each item with q only, confidence null without q;
  * - framing words do not drive the answer, a named category ranks its opportunities first.
@@ -13,7 +14,7 @@ import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { type OpportunityList, OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
-import { relevanceQuestions } from "../../bench/relevance_questions.ts";
+import { relevanceQuestions } from "../../bench/questions/relevance_questions.ts";
 import { OUTSIDE_QUESTIONS } from "../helpers/outside_questions.ts";
 import { dbTest } from "../helpers/db.ts";
 import { readSubject } from "../../src/catalog/subject.ts";
