@@ -50,6 +50,8 @@ const config = readConfig({
   PUBLIC_BASE_URL: "https://oppintel.example",
 });
 const db = await openDatabase(config, { max: 2 });
+// What the service passes its content queries on PostgreSQL (src/catalog/content.ts).
+const context = { publicBaseUrl: config.publicBaseUrl, forcePlans: true };
 const sql = db.sql;
 const lines: string[] = [];
 const say = (line = "") => {
@@ -204,7 +206,7 @@ try {
   for (const window of ["7d", "30d", "90d", "1y"] as const) {
     for (const status of [undefined, ...TREND_STATUSES]) {
       const query = TrendingQuerySchema.parse({ window, status });
-      const t = await timeRuns(() => listTrendingThemes(sql, query));
+      const t = await timeRuns(() => listTrendingThemes(sql, query, context));
       worstList = Math.max(worstList, t.p95);
       say(`| ${window} | ${status ?? "(up)"} | ${ms(t.p50)} | ${ms(t.p95)} | ${ms(t.max)} |`);
     }
@@ -212,7 +214,7 @@ try {
   const category = await sql<{ slug: string }[]>`select slug from categories order by id limit 1`;
   for (const window of ["30d", "1y"] as const) {
     const query = TrendingQuerySchema.parse({ window, category: category[0].slug, limit: 50 });
-    const t = await timeRuns(() => listTrendingThemes(sql, query));
+    const t = await timeRuns(() => listTrendingThemes(sql, query, context));
     worstList = Math.max(worstList, t.p95);
     say(`| ${window}, category, limit 50 | (up) | ${ms(t.p50)} | ${ms(t.p95)} | ${ms(t.max)} |`);
   }
@@ -229,11 +231,22 @@ try {
     select id from themes order by hashint4(id) limit ${RUNS + 5}`).map((r) => r.id);
   let worstHistory = 0;
   const historyCases: [string, (id: number) => Promise<unknown>][] = [
-    ["history, week, whole (104 points)", (id) => getThemeHistory(sql, { id, interval: "week" })],
-    ["history, month, whole (25 points)", (id) => getThemeHistory(sql, { id, interval: "month" })],
+    [
+      "history, week, whole (104 points)",
+      (id) => getThemeHistory(sql, { id, interval: "week" }, context),
+    ],
+    [
+      "history, month, whole (25 points)",
+      (id) => getThemeHistory(sql, { id, interval: "month" }, context),
+    ],
     [
       "history, week, one quarter",
-      (id) => getThemeHistory(sql, { id, interval: "week", from: "2026-07-01", to: "2026-09-30" }),
+      (id) =>
+        getThemeHistory(
+          sql,
+          { id, interval: "week", from: "2026-07-01", to: "2026-09-30" },
+          context,
+        ),
     ],
     ["detail's 26 weeks", (id) => weeklyMentions(sql, id)],
   ];
