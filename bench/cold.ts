@@ -7,7 +7,7 @@
  *    question, first idea match, first sub-score order, and the slowest of the next 40 lists
  *    (distinct filters);
  * 3. the three list mixes, each a third of `--minutes`, with wrk at 50 connections: cold strings
- *    (bench/lists_combos.ts, each string once), warm strings (its first 2,000 again and again),
+ *    (bench/lists/combos.ts, each string once), warm strings (its first 2,000 again and again),
  *    questions (distinct two- and three-word questions from the catalogue's titles); resident
  *    memory sampled every 5 s, and each part's bytes from /metrics at the end of each mix.
  *

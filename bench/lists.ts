@@ -1,6 +1,6 @@
 /**
  * `deno task bench:lists`: the list scenarios at scale, this checkout (B) side by
- * side with main (A) and a one-file FastAPI + asyncpg peer (bench/peer_fastapi.py: a page query
+ * side with main (A) and a one-file FastAPI + asyncpg peer (bench/lists/peer_fastapi.py: a page query
  * plus count(*) per request), all on one PostgreSQL database that already holds the rows (a copy
  * of the 1M benchmark database, migrated to this checkout):
  *
@@ -9,9 +9,9 @@
  * - deep: page 1..100 of page_size 100 (the documented depth, 10,000 items) of three filters,
  *   one client, every page timed (B and A);
  * - fixed and keyword: the fixed filter and random keywords, A/B interleaved;
- * - combos: random combinations of filters and pages (bench/lists_combos.ts), cold (a fresh
+ * - combos: random combinations of filters and pages (bench/lists/combos.ts), cold (a fresh
  *   server, the first pass over distinct strings) and warm, with wrk, A/B in turns, and the peer;
- * - default: the default list without filters beside the raw page query (bench/baseline_raw.ts),
+ * - default: the default list without filters beside the raw page query (bench/suite/baseline_raw.ts),
  *   in turns.
  *
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
@@ -29,7 +29,7 @@ exitWithHelpIfAsked(`
 Usage: deno task bench:lists --database NAME [flags]
 
 List scenarios at scale on a copy of the 1M database, this checkout (B) beside main (A) and the
-FastAPI + asyncpg peer (bench/peer_fastapi.py): random filters and pages, a walk by cursor, deep
+FastAPI + asyncpg peer (bench/lists/peer_fastapi.py): random filters and pages, a walk by cursor, deep
 pages, fixed filter and keywords. Prints its figures (notes in bench/results/LISTS.md).
 
 Flags:
@@ -136,9 +136,12 @@ async function mainCheckout(): Promise<string> {
  * this checkout's migrations to it first.
  */
 async function mainKeys(dir: string): Promise<BenchKeys> {
+  // A revision from before bench/ was sorted by job (#51) holds prepare.ts at bench/'s top.
+  const prepare = await Deno.stat(`${dir}/bench/harness/prepare.ts`)
+    .then(() => "./harness/prepare.ts", () => "./prepare.ts");
   await Deno.writeTextFile(
     `${dir}/bench/keys_once.ts`,
-    `import { createBenchKeys } from "./harness/prepare.ts";\n` +
+    `import { createBenchKeys } from "${prepare}";\n` +
       `console.log(JSON.stringify(await createBenchKeys(${JSON.stringify(URL_A)})));\n`,
   );
   const out = await new Deno.Command(Deno.execPath(), {

@@ -2,7 +2,7 @@
  * `deno task bench:replicas`: catalogue reads on a read replica, on this machine. A primary and a
  * hot standby of the local PostgreSQL 15 (tests/helpers/replication.ts) hold N demo
  * opportunities; two service instances serve the random-combinations scenario of bench:lists
- * (bench/lists_combos.ts: distinct strings, a cold pass, wrk at 50 connections split over the
+ * (bench/lists/combos.ts: distinct strings, a cold pass, wrk at 50 connections split over the
  * two), once with every read on the primary and once with DATABASE_READ_URL on the standby, in
  * turns. For each: throughput, and the CPU seconds of each server's processes per request
  * (/proc: the postmaster with its ended children, and its live children).
@@ -173,7 +173,7 @@ try {
     `${N} demo opportunities; primary and hot standby of PostgreSQL 15 on this machine ` +
       `(${navigator.hardwareConcurrency} cores, fsync off on both); two instances; wrk ` +
       `${CONNECTIONS} connections split over them, ${SECONDS} s per run, cold combination strings ` +
-      "(bench/lists_combos.ts), every string a cache miss. CPU: seconds of each cluster's " +
+      "(bench/lists/combos.ts), every string a cache miss. CPU: seconds of each cluster's " +
       "processes per 1,000 requests.",
     "",
     "| round | reads on | req/s | p50 ms | p99 ms | statuses | errors | primary CPU s/1k | " +

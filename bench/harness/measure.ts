@@ -15,7 +15,7 @@ export interface Latency {
   failures: Record<string, number>;
 }
 
-/** Runs one load spec in a fresh `bench/load.ts` process. */
+/** Runs one load spec in a fresh `bench/harness/load.ts` process. */
 export async function loadRun(spec: LoadSpec, cwd: string): Promise<LoadResult> {
   const result = await runToEnd(["--no-lock", "bench/harness/load.ts", JSON.stringify(spec)], {
     cwd,

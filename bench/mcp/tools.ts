@@ -1,5 +1,5 @@
 /**
- * `deno run -A bench/mcp_tools.ts --database-url URL`: how long every MCP tool takes to answer on a
+ * `deno run -A bench/mcp/tools.ts --database-url URL`: how long every MCP tool takes to answer on a
  * large database (ChatGPT's app directory asks for answers under 3 s). The service runs in this
  * process on a loopback port with its production settings (statement time-out 2 s, pool of 10);
  * each case is one tools/call over HTTP (revision 2025-11-25, JSON) from a Business key made for
@@ -16,7 +16,7 @@ import { isLoopbackHost } from "../../src/platform/hosts.ts";
 import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
 
 exitWithHelpIfAsked(`
-Usage: deno run -A bench/mcp_tools.ts --database-url URL [flags]
+Usage: deno run -A bench/mcp/tools.ts --database-url URL [flags]
 
 Every MCP tool answered by the service in this process on an existing, migrated PostgreSQL
 database (a copy: the run adds an account, a key and a watch). Prints a Markdown section: per case

@@ -4,7 +4,7 @@
  *
  * Quality (default): on the demo data (2,000 opportunities), embedded and PostgreSQL, REST in this
  * process:
- * - judged ideas: each audience and job pair of bench/relevance_questions.ts written as an idea
+ * - judged ideas: each audience and job pair of bench/questions/relevance_questions.ts written as an idea
  *   ("An app that helps freelance designers chase late invoices"); right answers are the
  *   opportunities made for that pair, the right theme the job's theme. Measured: normalised
  *   precision at 10 of the opportunities, the right theme first, the top similarity (>= 0.5
@@ -182,7 +182,9 @@ async function runQuality(engine: string, ideas: Idea[]): Promise<QualityResult>
 
 function renderQuality(results: QualityResult[]): string {
   return [
-    `Judged ideas: ${results[0].ideas} (audience and job pairs of bench/relevance_questions.ts ` +
+    `Judged ideas: ${
+      results[0].ideas
+    } (audience and job pairs of bench/questions/relevance_questions.ts ` +
     `written as ideas), ${OUTSIDE.length} ideas outside the catalogue, and every 100th ` +
     `opportunity's own title and description, on the demo data (2,000 opportunities), limit 10.`,
     "",

@@ -3,10 +3,10 @@
  * sentence encoder, src/catalog/meaning/), side by side, on the demo data (2,000 opportunities,
  * PostgreSQL) or on an existing database (`--database-url`, e.g. the 1,000,000-row copy).
  *
- * Sets: the questions in other words (bench/relevance_paraphrases.ts and the "other" questions of
- * bench/relevance_meaning_set.ts), the framed ones (framing words and a subject in other words),
+ * Sets: the questions in other words (bench/questions/paraphrases.ts and the "other" questions of
+ * bench/questions/meaning_set.ts), the framed ones (framing words and a subject in other words),
  * the questions outside the catalogue (tests/helpers/outside_questions.ts and the set's), and the
- * data-words questions (bench/relevance_questions.ts). Measured per half (dev: tuned on; held-out:
+ * data-words questions (bench/questions/relevance_questions.ts). Measured per half (dev: tuned on; held-out:
  * only measured): right first-ten slots (an item of the judged theme), the first item right,
  * confidence (right first answers >= 0.5, outside < 0.5, AUC of right against wrong first answers,
  * expected calibration error over 10 bins), the data-words set's zero results and normalised

@@ -1,5 +1,5 @@
 /**
- * The arithmetic of calibrating a confidence (bench/relevance_meaning.ts): a logistic regression
+ * The arithmetic of calibrating a confidence (bench/questions/meaning.ts): a logistic regression
  * fitted by gradient descent, the area under the ROC curve of scores against right and wrong
  * answers, and the expected calibration error over equal-width bins.
  */

@@ -4,7 +4,7 @@
  * - `other`: four questions per theme (160), as a person or an agent would type them to find
  *   product ideas for that theme's problem, written away from the theme's own words (its name,
  *   summary, titles and jobs): synonyms, the situation, the consequence, who suffers. Each is
- *   answered by its one theme and by no other. None repeats bench/relevance_paraphrases.ts.
+ *   answered by its one theme and by no other. None repeats bench/questions/paraphrases.ts.
  * - `outside`: forty needs the catalogue does not cover at all (no theme, audience or job names
  *   them), theme null. None repeats tests/helpers/outside_questions.ts.
  * - `framed`: forty questions that add framing words ("low effort", "people will pay for",

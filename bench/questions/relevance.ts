@@ -1,14 +1,14 @@
 /**
  * `deno task bench:relevance`: does `q` answer the questions agents send? The judged
- * questions of bench/relevance_questions.ts (generated from the demo data, with their right
+ * questions of bench/questions/relevance_questions.ts (generated from the demo data, with their right
  * answers) go through REST (GET /api/v1/opportunities?q=) and MCP (query_opportunities) of the
  * service in this process, on the demo data (2,000 opportunities) in the embedded database and in
  * PostgreSQL, with the default sort (relevance with q). Measured per engine and surface: the
  * zero-result rate and precision at 10 normalised by the most that exists (right answers among
  * the first ten, over min(10, right answers)). Targets: zero results <= 1%, normalised
- * precision >= 0.95. Then the questions in other words of bench/relevance_paraphrases.ts (dev and
+ * precision >= 0.95. Then the questions in other words of bench/questions/paraphrases.ts (dev and
  * held-out halves): the share of first-ten slots holding an opportunity of the judged theme
- * (target >= 0.70). Then idea match and similar (bench/ideas.ts, its speed measure) on the
+ * (target >= 0.70). Then idea match and similar (bench/questions/ideas.ts, its speed measure) on the
  * PostgreSQL copy. A summary gives each of the three PASS or MISS with the cause. Written to
  * bench/results/RELEVANCE.md (the sections between the markers) and bench/results/RELEVANCE.json.
  *
@@ -32,10 +32,10 @@ import { judgedIdeas, runScale as runIdeasAt } from "./ideas.ts";
 exitWithHelpIfAsked(`
 Usage: deno task bench:relevance [flags]
 
-The judged questions (bench/relevance_questions.ts) through REST and MCP on the demo data (2,000
+The judged questions (bench/questions/relevance_questions.ts) through REST and MCP on the demo data (2,000
 opportunities), embedded and PostgreSQL: zero-result rate and normalised precision at 10.
-Then the questions in other words (bench/relevance_paraphrases.ts, dev and held-out halves): right
-first-ten slots, target >= 0.70. Then idea match (bench/ideas.ts's speed measure) on the PostgreSQL
+Then the questions in other words (bench/questions/paraphrases.ts, dev and held-out halves): right
+first-ten slots, target >= 0.70. Then idea match (bench/questions/ideas.ts's speed measure) on the PostgreSQL
 copy. A summary: each of the three PASS or MISS, with the cause.
 Writes bench/results/RELEVANCE.md (between its markers) and bench/results/RELEVANCE.json.
 
@@ -214,7 +214,7 @@ async function runEngine(
 function renderParaphrases(results: ParaphraseResult[]): string {
   const all = results.filter((r) => r.half === "all");
   return [
-    `Questions in other words: ${PARAPHRASES.length} (bench/relevance_paraphrases.ts, written by ` +
+    `Questions in other words: ${PARAPHRASES.length} (bench/questions/paraphrases.ts, written by ` +
     "hand, three per demo theme), default sort. Right: a first-ten slot holding an opportunity " +
     "of the judged theme. Dev: the half methods were tuned on; held-out: only measured.",
     "",
@@ -272,7 +272,7 @@ function paraphraseCause(results: ParaphraseResult[]): string {
 
 function render(results: SurfaceResult[], questions: Question[]): string {
   const lines = [
-    `Questions: ${questions.length} (bench/relevance_questions.ts, seeded), on the demo data ` +
+    `Questions: ${questions.length} (bench/questions/relevance_questions.ts, seeded), on the demo data ` +
     `(${OPPORTUNITIES.toLocaleString("en-US")} opportunities), default sort, page of 20.`,
     "",
     "| engine | surface | zero results | target <= 1% | precision@10 | normalised p@10 | " +
@@ -328,7 +328,7 @@ async function runScale(url: string, questions: Question[]): Promise<string> {
       return { status: res.status, ms: performance.now() - started, body };
     };
     // Each question twice in a row: the first answer is a cache miss, the second is cached
-    // (entries live 60 s, so the repeat comes right after, as in bench/search.ts).
+    // (entries live 60 s, so the repeat comes right after, as in bench/questions/search.ts).
     const first: { q: string; ms: number; status: number; total: number }[] = [];
     const repeated: { ms: number; status: number }[] = [];
     for (const question of questions) {

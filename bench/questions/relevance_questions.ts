@@ -1,5 +1,5 @@
 /**
- * The judged questions of `deno task bench:relevance` (bench/relevance.ts), generated from the
+ * The judged questions of `deno task bench:relevance` (bench/questions/relevance.ts), generated from the
  * demo data, never written by hand. Every demo opportunity's title states who it is for and
  * what they need done ({audience} and {job} of src/ingest/demo_words.ts, e.g. "freelance
  * designers" and "chase late invoices"). A question asks for one such pair the way an agent

@@ -31,7 +31,7 @@ function help(): string {
   return `Usage: deno task bench:ab --a REV [flags]
 
 Runs the service at git revision REV (A) and this checkout (B) on one database, and loads them
-in turns with autocannon. With "--a raw", A is the bare baseline (bench/baseline_raw.ts: the
+in turns with autocannon. With "--a raw", A is the bare baseline (bench/suite/baseline_raw.ts: the
 page query and the single-row select alone), for the scenarios that have one (list,
 list_filtered, detail).
 

@@ -3,6 +3,7 @@
  * target of the benchmark suite. The findings of a person (bench/results/FINDINGS.md) are appended as they are, so
  * that a rerun keeps them.
  */
+import { exitWithHelpIfAsked } from "../harness/args.ts";
 import { readSearch, renderSearch } from "../questions/search_report.ts";
 import type { LoadResult } from "../harness/load.ts";
 import type { Latency } from "../harness/measure.ts";
@@ -323,8 +324,8 @@ export function renderResults(r: Results, findings?: string): string {
       "CPU: percent of one core used by the loaded process and by the bench database's " +
       "PostgreSQL backends during the run (warm-up included), and per request.",
     "- Service: `deno run -A main.ts` (DATABASE_URL, SEED_DEMO=off, request log to /dev/null). " +
-      "raw: bench/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of 10 " +
-      "like the service). static: bench/baseline_static.ts (constant JSON).",
+      "raw: bench/suite/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of 10 " +
+      "like the service). static: bench/suite/baseline_static.ts (constant JSON).",
     "- Quota: the bench accounts' counters are deleted before each run and zeroed every 20 ms " +
       "during it once past 200, so that no run meets 429 while the service still checks and " +
       "charges every call (since issue 49 the same URL again by the same key within a run is a " +
@@ -488,6 +489,12 @@ export async function renderAgain(
 // e.g. after editing bench/results/FINDINGS.md, without measuring anything.
 /** Renders the report at `args[0]` (default results/RESULTS.md) again from its JSON. */
 export async function renderFromCommandLine(args: string[]): Promise<void> {
+  exitWithHelpIfAsked(`
+Usage: deno task bench:report [PATH]
+
+Renders PATH (default bench/results/RESULTS.md) again from its JSON beside it, with
+bench/results/FINDINGS.md appended, measuring nothing.
+`);
   const path = args[0] ?? new URL("../results/RESULTS.md", import.meta.url).pathname;
   await renderAgain(path);
   console.error(`Rendered ${path} again from ${jsonPathOf(path)}`);

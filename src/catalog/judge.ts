@@ -79,7 +79,10 @@ function unread(judging: Judging, terms: QuestionTerm[]): string[] {
 
 let recorder: ((id: number, evidence: Evidence) => void) | undefined;
 
-/** Hears the evidence of every item judged by meaning (the calibration of bench/relevance.ts). */
+/**
+ * Hears the evidence of every item judged by meaning (the calibration of
+ * bench/questions/meaning.ts).
+ */
 export function recordEvidence(listener: typeof recorder): void {
   recorder = listener;
 }

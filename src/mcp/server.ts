@@ -127,7 +127,7 @@ function withQuotaMeta(result: CallToolResult, caller: Caller, charged?: boolean
 
 /**
  * Serves one 2025-era request with `server` on the SDK's stateless transport, answering JSON
- * (bench/sdk_floor.ts measures this same path).
+ * (a probe, since removed, measured this same path: the SDK's floor in bench/results/FINDINGS.md).
  */
 export async function serveStateless(
   server: Server,

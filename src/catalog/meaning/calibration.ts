@@ -2,7 +2,7 @@
  * An item's relevance to a question read by meaning, as a probability that it answers it: a
  * logistic model of what the answer holds of the question's words and meaning, fitted by
  * `deno task bench:relevance -- --calibrate` on the dev half of the labelled questions
- * (bench/relevance_meaning_set.ts, bench/relevance_paraphrases.ts, the data-words questions and
+ * (bench/questions/meaning_set.ts, bench/questions/paraphrases.ts, the data-words questions and
  * the questions outside the catalogue): a first answer of the judged theme is right, any other
  * wrong. 0.5 keeps its meaning: at or above it, the item is about the question.
  *

@@ -4,8 +4,8 @@
  *
  * - A theme's nearness: the mean of three cosines: with its own text, with the mean of its
  *   titles' vectors, and with its nearest title (a theme of several jobs is near a question about
- *   any one of them). Chosen on the dev half of bench/relevance_meaning_set.ts and
- *   bench/relevance_paraphrases.ts: the right theme first for 74 of 160 (its text alone: 56).
+ *   any one of them). Chosen on the dev half of bench/questions/meaning_set.ts and
+ *   bench/questions/paraphrases.ts: the right theme first for 74 of 160 (its text alone: 56).
  * - The themes meant: the nearest, when its nearness reaches MEANT_FLOOR, and those within
  *   MEANT_SPAN of it (at most MEANT). Their rows join a question's answer beside the rows that
  *   hold its words (src/catalog/search.ts), ranked by nearness below a row that holds them all.
