@@ -16,14 +16,14 @@
  *
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
  */
-import { loadRun, quantile, timeRequest } from "./harness/measure.ts";
+import { loadAverage, loadRun, quantile, timeRequest } from "./harness/measure.ts";
 import { type BenchKeys, createBenchKeys, quotaKeeper } from "./harness/prepare.ts";
-import { freePort, type Proc, start, stop, stopAll, waitReady } from "./harness/procs.ts";
+import { freePort, type Proc, run, start, stop, stopAll, waitReady } from "./harness/procs.ts";
 import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists/combos.ts";
 import { wrkRun } from "./harness/wrk.ts";
 import type { LoadResult, LoadSpec } from "./harness/load.ts";
 import postgres from "postgres";
-import { exitWithHelpIfAsked } from "./harness/args.ts";
+import { arg, exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:lists --database NAME [flags]
@@ -53,25 +53,20 @@ Flags:
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-function option(name: string, fallback: string): string {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
-}
-
-const DATABASE = option("database", "oppintel_1m_28");
+const DATABASE = arg("--database", "oppintel_1m_28");
 const URL_ = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
-const DURATION = Number(option("duration", "30"));
-const CONNECTIONS = Number(option("connections", "50"));
-const ROUNDS = Number(option("rounds", "2"));
-const PYTHON = option("peer-python", "python3");
-const SCENARIOS = option("scenarios", "random,walk,deep,fixed,keyword,combos,default").split(",");
-const URL_A = `postgres://postgres@127.0.0.1:5432/${option("database-a", DATABASE)}`;
-const STRINGS = Number(option("strings", "3000"));
-const COLD_SECONDS = Number(option("cold-seconds", "60"));
-const WARM_SECONDS = Number(option("warm-seconds", "30"));
-const PEER_SECONDS = Number(option("peer-seconds", "30"));
-const SIDES = option("sides", "B,A").split(",") as ("A" | "B")[];
-const A_REV = option("a-rev", "main");
+const DURATION = Number(arg("--duration", "30"));
+const CONNECTIONS = Number(arg("--connections", "50"));
+const ROUNDS = Number(arg("--rounds", "2"));
+const PYTHON = arg("--peer-python", "python3");
+const SCENARIOS = arg("--scenarios", "random,walk,deep,fixed,keyword,combos,default").split(",");
+const URL_A = `postgres://postgres@127.0.0.1:5432/${arg("--database-a", DATABASE)}`;
+const STRINGS = Number(arg("--strings", "3000"));
+const COLD_SECONDS = Number(arg("--cold-seconds", "60"));
+const WARM_SECONDS = Number(arg("--warm-seconds", "30"));
+const PEER_SECONDS = Number(arg("--peer-seconds", "30"));
+const SIDES = arg("--sides", "B,A").split(",") as ("A" | "B")[];
+const A_REV = arg("--a-rev", "main");
 const COLD_FROM_START = Deno.args.includes("--cold-from-start");
 /** The services' /metrics token (waitForListIndex reads the list index's rows there). */
 const METRICS_TOKEN = "bench-lists-metrics-token";
@@ -105,12 +100,6 @@ function randomPaths(): string[] {
     const page = 1 + Math.floor(next() * 50);
     return `/api/v1/opportunities?min_score=${score}&page=${page}`;
   });
-}
-
-async function run(command: string, args: string[], cwd: string): Promise<void> {
-  const out = await new Deno.Command(command, { args, cwd, stdout: "null", stderr: "piped" })
-    .output();
-  if (!out.success) throw new Error(`${command} failed: ${new TextDecoder().decode(out.stderr)}`);
 }
 
 /**
@@ -188,10 +177,6 @@ async function startPeer(): Promise<string> {
 function row(name: string, r: LoadResult): string {
   const codes = Object.entries(r.statusCodes).map(([c, n]) => `${c}: ${n}`).join(", ");
   return `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${codes} |`;
-}
-
-async function loadAverage(): Promise<string> {
-  return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
 }
 
 async function main(): Promise<void> {

@@ -32,7 +32,7 @@ import {
 } from "./harness/procs.ts";
 import { DEFAULT_SEED, opportunityAt, themeInfos } from "../src/ingest/demo.ts";
 import { importLines } from "../src/ingest/import.ts";
-import { exitWithHelpIfAsked } from "./harness/args.ts";
+import { arg, exitWithHelpIfAsked } from "./harness/args.ts";
 
 exitWithHelpIfAsked(`
 Usage: deno task bench:replicas [flags]
@@ -49,17 +49,12 @@ Flags:
   --import-rows N     Opportunities of the import under load (default 10000)
 `);
 
-function option(name: string, fallback: string): string {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 && Deno.args[i + 1] ? Deno.args[i + 1] : fallback;
-}
-
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const N = Number(option("opportunities", "100000"));
-const SECONDS = Number(option("seconds", "30"));
-const CONNECTIONS = Number(option("connections", "50"));
-const ROUNDS = Number(option("rounds", "2"));
-const IMPORT_ROWS = Number(option("import-rows", "10000"));
+const N = Number(arg("--opportunities", "100000"));
+const SECONDS = Number(arg("--seconds", "30"));
+const CONNECTIONS = Number(arg("--connections", "50"));
+const ROUNDS = Number(arg("--rounds", "2"));
+const IMPORT_ROWS = Number(arg("--import-rows", "10000"));
 const CURSOR_SECRET = "bench-replicas-cursor-secret-0123456789abcdef";
 const TICKS = 100;
 const METRICS_TOKEN = "bench-replicas-metrics";

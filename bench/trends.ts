@@ -11,6 +11,7 @@
  *   createdb -h 127.0.0.1 -U postgres -T oppintel_1m oppintel_1m_32
  *   deno task bench:trends --database oppintel_1m_32 [--runs 200]
  */
+import { quantile } from "./harness/measure.ts";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/open.ts";
 import { migrate } from "../src/db/migrate.ts";
@@ -59,10 +60,6 @@ const say = (line = "") => {
   lines.push(line);
 };
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
 
 async function timeRuns(
   run: (i: number) => Promise<unknown>,

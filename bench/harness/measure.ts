@@ -191,3 +191,16 @@ export async function stdioInitialize(
     await child.status;
   }
 }
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The load average of the last 1, 5 and 15 minutes, as /proc/loadavg says (empty without it). */
+export async function loadAverage(): Promise<string> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  return text.split(" ").slice(0, 3).join(" ");
+}

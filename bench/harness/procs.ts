@@ -213,3 +213,22 @@ export function backendDelta(before: Map<number, number>, after: Map<number, num
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
+
+/** Whether a file or folder is at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `command` in `cwd` to its end, its output discarded; throws with its standard error. */
+export async function run(command: string, args: string[], cwd: string): Promise<void> {
+  const out = await new Deno.Command(command, { args, cwd, stdout: "null", stderr: "piped" })
+    .output();
+  if (out.code !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}

@@ -7,7 +7,7 @@
  *
  * Example: deno task bench:mcp-eras --opportunities 20000 --rounds 3 --duration 5
  */
-import { loadRun } from "../harness/measure.ts";
+import { loadRun, median } from "../harness/measure.ts";
 import {
   benchAdminUrl,
   createBenchKeys,
@@ -121,12 +121,6 @@ function parseOptions(args: string[]): Options {
     } else throw new Error(`Bad flag or value "${arg}" (see --help)`);
   }
   return o;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The eras bench on the command line (`args`: the flags). */

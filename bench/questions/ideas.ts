@@ -29,7 +29,8 @@ import { createApiKey } from "../../src/accounts/api_keys.ts";
 import { relevanceQuestions } from "./relevance_questions.ts";
 import { Random } from "../../src/ingest/demo.ts";
 import { arg, exitWithHelpIfAsked } from "../harness/args.ts";
-import { loadAverage, openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
+import { openEngine, quantile, verdict, writeSection } from "./relevance_report.ts";
+import { loadAverage } from "../harness/measure.ts";
 
 /** Prints the usage and ends when asked (bench:relevance imports this module and has its own help). */
 function exitWithIdeasHelpIfAsked(): void {

@@ -1,6 +1,6 @@
 /**
  * What bench:relevance and bench:ideas share: a fresh engine for the demo data, the verdicts and
- * quantiles of their tables, the machine's load, and the sections they write between markers of
+ * quantiles of their tables, and the sections they write between markers of
  * bench/results/RELEVANCE.md.
  */
 import postgres from "postgres";
@@ -35,12 +35,6 @@ export async function openEngine(engine: string, database: string, base: string)
   const url = new URL(admin);
   url.pathname = `/${database}`;
   return readConfig({ DATABASE_URL: url.toString(), PUBLIC_BASE_URL: base, SEED_DEMO: "false" });
-}
-
-/** The load averages of /proc/loadavg, for the record beside a measure. */
-export async function loadAverage(): Promise<string> {
-  return (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ").slice(0, 3)
-    .join(" ");
 }
 
 /** Writes `section` between the markers `name` of bench/results/RELEVANCE.md (at its end if none). */

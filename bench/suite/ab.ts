@@ -6,7 +6,8 @@
  *
  * Example: deno task bench:ab --a main~3 --opportunities 200000 --rounds 3 --duration 5
  */
-import { loadRun } from "../harness/measure.ts";
+import { mcpCall } from "./scenarios.ts";
+import { loadAverage, loadRun, median } from "../harness/measure.ts";
 import {
   benchAdminUrl,
   type BenchKeys,
@@ -18,7 +19,9 @@ import {
   backendCpu,
   backendDelta,
   cpuSeconds,
+  exists,
   freePort,
+  run,
   start,
   stopAll,
   waitReady,
@@ -66,15 +69,6 @@ const MCP_HEADERS = {
   "accept": "application/json, text/event-stream",
 };
 const MODERN = "2026-07-28";
-
-function mcpCall(name: string, args: Record<string, unknown>): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name, arguments: args },
-  });
-}
 
 /** A 2026-07-28 tools/call: no handshake, the version in `_meta` and the routing headers. */
 function modernCall(name: string, args: Record<string, unknown>) {
@@ -196,20 +190,6 @@ function parseOptions(args: string[]): Options {
   return o;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-async function run(command: string, args: string[], cwd: string): Promise<void> {
-  const out = await new Deno.Command(command, { args, cwd, stdout: "null", stderr: "piped" })
-    .output();
-  if (out.code !== 0) {
-    throw new Error(`${command} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
-}
-
 /** A temporary worktree of `rev` with its npm dependencies installed. */
 async function checkout(rev: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "oppintel-ab-" });
@@ -224,20 +204,6 @@ async function checkout(rev: string): Promise<string> {
     }
   }
   return dir;
-}
-
-async function loadAverage(): Promise<string> {
-  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
-  return text.split(" ").slice(0, 3).join(" ");
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function main(args: string[]): Promise<void> {

@@ -3,6 +3,7 @@
  * target of the benchmark suite. The findings of a person (bench/results/FINDINGS.md) are appended as they are, so
  * that a rerun keeps them.
  */
+import { median } from "../harness/measure.ts";
 import { exitWithHelpIfAsked } from "../harness/args.ts";
 import { readSearch, renderSearch } from "../questions/search_report.ts";
 import type { LoadResult } from "../harness/load.ts";
@@ -87,12 +88,6 @@ interface Summary {
 
 function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function badCount(r: LoadResult): number {

@@ -13,6 +13,7 @@ import {
   embeddedColdStart,
   embeddedEnv,
   type Latency,
+  loadAverage,
   loadRun,
   nodeStartup,
   sequentialLatency,
@@ -30,6 +31,7 @@ import {
   backendCpu,
   backendDelta,
   cpuSeconds,
+  exists,
   freePort,
   logDirectory,
   type Proc,
@@ -140,11 +142,6 @@ async function machine(): Promise<Machine> {
     loadBefore: await loadAverage(),
     deno: Deno.version.deno,
   };
-}
-
-async function loadAverage(): Promise<string> {
-  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
-  return text.split(" ").slice(0, 3).join(" ");
 }
 
 async function git(args: string[]): Promise<string> {
@@ -460,15 +457,6 @@ async function main(args: string[]): Promise<void> {
   results.totalSeconds = (performance.now() - began) / 1000;
   await writeResults(options.out, results);
   progress(`wrote ${options.out} (${results.totalSeconds.toFixed(0)} s in all)`);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The list scenario on the embedded database, seeded with seed-demo (report only). */

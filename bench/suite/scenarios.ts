@@ -67,7 +67,7 @@ const MCP_HEADERS = {
   "accept": "application/json, text/event-stream",
 };
 
-function mcpCall(name: string, args: Record<string, unknown>): string {
+export function mcpCall(name: string, args: Record<string, unknown>): string {
   return JSON.stringify({
     jsonrpc: "2.0",
     id: 1,
