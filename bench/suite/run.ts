@@ -43,115 +43,13 @@ import {
   stopAll,
   waitReady,
 } from "../harness/procs.ts";
-import { type Machine, type Results, type RunResult, writeResults } from "./report.ts";
+import { writeResults } from "./report.ts";
+import type { Results, RunResult } from "./results.ts";
 import { PLAN, type Scenario, scenarios, type Target } from "./scenarios.ts";
+import { git, machine, type Options, parseOptions, progress } from "./setting.ts";
+import { explainSummary } from "./explain.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-
-interface Options {
-  opportunities: number;
-  fresh: boolean;
-  database: string;
-  warmup: number;
-  duration: number;
-  connections: number;
-  embeddedOpportunities: number;
-  out: string;
-  prepareOnly: boolean;
-  sequential: number;
-}
-
-const HELP = `Usage: deno task bench [flags]
-
-Flags:
-  --opportunities N           Opportunities in the PostgreSQL database (default 1000000)
-  --fresh                     Rebuild the database even when it already holds N opportunities
-  --database NAME             Database name (default oppintel_bench)
-  --warmup S                  Warm-up seconds before each load run (default 3)
-  --duration S                Measured seconds of each load run (default 8)
-  --connections N             Connections of each load run (default 50)
-  --embedded-opportunities N  Opportunities of the embedded list scenario (default 50000; 0 skips)
-  --sequential N              Requests of each single-client measurement (default 50)
-  --out FILE                  Where to write the results (default bench/results/RESULTS.md)
-  --prepare-only              Prepare the database and stop
-
-Environment: BENCH_POSTGRES_URL, the server's maintenance database
-(default postgres://postgres@127.0.0.1:5432/postgres; 127.0.0.1 only).`;
-
-function parseOptions(args: string[]): Options {
-  const o: Options = {
-    opportunities: 1_000_000,
-    fresh: false,
-    database: "oppintel_bench",
-    warmup: 3,
-    duration: 8,
-    connections: 50,
-    embeddedOpportunities: 50_000,
-    out: `${ROOT}/bench/results/RESULTS.md`,
-    prepareOnly: false,
-    sequential: 50,
-  };
-  const numbers: Record<string, keyof Options> = {
-    "--opportunities": "opportunities",
-    "--warmup": "warmup",
-    "--duration": "duration",
-    "--connections": "connections",
-    "--embedded-opportunities": "embeddedOpportunities",
-    "--sequential": "sequential",
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--help" || arg === "-h") {
-      console.log(HELP);
-      Deno.exit(0);
-    } else if (arg === "--fresh") o.fresh = true;
-    else if (arg === "--prepare-only") o.prepareOnly = true;
-    else if (arg === "--database" || arg === "--out") {
-      const value = args[++i];
-      if (!value) throw new Error(`Missing value of "${arg}"`);
-      if (arg === "--database") {
-        if (!/^[a-z_][a-z0-9_]*$/.test(value)) throw new Error(`Bad database name "${value}"`);
-        o.database = value;
-      } else o.out = value;
-    } else if (arg in numbers) {
-      const value = args[++i];
-      if (!/^\d+$/.test(value ?? "")) {
-        throw new Error(`"${arg}" needs a whole number, not "${value}"`);
-      }
-      (o[numbers[arg]] as number) = Number(value);
-    } else throw new Error(`Unknown flag "${arg}" (see --help)`);
-  }
-  if (o.opportunities < 1) throw new Error("--opportunities must be at least 1");
-  if (o.duration < 1) throw new Error("--duration must be at least 1");
-  return o;
-}
-
-function progress(message: string): void {
-  const t = new Date().toISOString().slice(11, 19);
-  console.error(`[bench ${t}] ${message}`);
-}
-
-async function machine(): Promise<Machine> {
-  const cpuinfo = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
-  const meminfo = await Deno.readTextFile("/proc/meminfo").catch(() => "");
-  const kb = Number(meminfo.match(/^MemTotal:\s+(\d+)/m)?.[1] ?? 0);
-  return {
-    cpus: navigator.hardwareConcurrency,
-    cpuModel: cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim() ?? "unknown",
-    memoryGib: kb / 1024 / 1024,
-    loadBefore: await loadAverage(),
-    deno: Deno.version.deno,
-  };
-}
-
-async function git(args: string[]): Promise<string> {
-  try {
-    const out = await new Deno.Command("git", { args, cwd: ROOT, stderr: "null" }).output();
-    return new TextDecoder().decode(out.stdout).trim();
-  } catch {
-    return "";
-  }
-}
 
 /** The process behind each target while its scenarios run. */
 type Bases = Partial<Record<Target, { base: string; proc: Proc }>>;
@@ -223,59 +121,6 @@ function describe(r: RunResult): string {
       ? `, INVALID: non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, ` +
         `mismatches ${r.mismatches} ${JSON.stringify(r.statusCodes)}`
       : "");
-}
-
-async function explainSummary(
-  url: string,
-  words: { common: string; rare: string },
-): Promise<{ label: string; ms: number; plan: string }[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  const filter = (word: string) =>
-    `o.is_online_deliverable and o.search @@ oi_search_query('${word}')`;
-  const order = "order by o.score desc, o.created_at desc, o.id desc limit 20";
-  const statements: [string, string][] = [
-    ["page, default", `select o.id from opportunities o where o.is_online_deliverable ${order}`],
-    ["count, default", "select count(*) from opportunities o where o.is_online_deliverable"],
-    [
-      `page, q=${words.common}`,
-      `select o.id from opportunities o where ${filter(words.common)} ${order}`,
-    ],
-    [
-      `count, q=${words.common}`,
-      `select count(*) from opportunities o where ${filter(words.common)}`,
-    ],
-    [
-      `page, q=${words.rare}`,
-      `select o.id from opportunities o where ${filter(words.rare)} ${order}`,
-    ],
-    [`count, q=${words.rare}`, `select count(*) from opportunities o where ${filter(words.rare)}`],
-  ];
-  const out: { label: string; ms: number; plan: string }[] = [];
-  try {
-    for (const [label, statement] of statements) {
-      const rows = await sql.unsafe(`explain (analyze, buffers, format json) ${statement}`);
-      const doc = (rows[0] as Record<string, unknown>)["QUERY PLAN"] as {
-        Plan: Record<string, unknown>;
-        "Execution Time": number;
-      }[];
-      const plan = doc[0].Plan;
-      const nodes: string[] = [];
-      // Walks the first children down: enough to name the access path.
-      let node: Record<string, unknown> | undefined = plan;
-      for (let depth = 0; node && depth < 6; depth++) {
-        const name = [node["Node Type"], node["Index Name"] ?? node["Relation Name"]]
-          .filter(Boolean).join(" ");
-        const buffers = Number(node["Shared Hit Blocks"] ?? 0) +
-          Number(node["Shared Read Blocks"] ?? 0);
-        nodes.push(`${name} (rows ${node["Actual Rows"]}, buffers ${buffers})`);
-        node = (node["Plans"] as Record<string, unknown>[] | undefined)?.[0];
-      }
-      out.push({ label, ms: doc[0]["Execution Time"], plan: nodes.join(" > ") });
-    }
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-  return out;
 }
 
 async function main(args: string[]): Promise<void> {
