@@ -20,6 +20,7 @@ import { loadAverage, loadRun, quantile, timeRequest } from "./harness/measure.t
 import { type BenchKeys, createBenchKeys, quotaKeeper } from "./harness/prepare.ts";
 import { freePort, type Proc, run, start, stop, stopAll, waitReady } from "./harness/procs.ts";
 import { comboPaths, comboValues, compareWithPeer, WRK_HEADER, wrkRow } from "./lists/combos.ts";
+import { METRICS_TOKEN, randomPaths, waitForListIndex } from "./lists/service.ts";
 import { wrkRun } from "./harness/wrk.ts";
 import type { LoadResult, LoadSpec } from "./harness/load.ts";
 import postgres from "postgres";
@@ -68,39 +69,6 @@ const PEER_SECONDS = Number(arg("--peer-seconds", "30"));
 const SIDES = arg("--sides", "B,A").split(",") as ("A" | "B")[];
 const A_REV = arg("--a-rev", "main");
 const COLD_FROM_START = Deno.args.includes("--cold-from-start");
-/** The services' /metrics token (waitForListIndex reads the list index's rows there). */
-const METRICS_TOKEN = "bench-lists-metrics-token";
-
-/**
- * Waits until the server at `base` holds its list index (/metrics `oppintel_list_index_rows` above
- * 0); returns the seconds waited, or null when the server has no list index metric.
- */
-async function waitForListIndex(base: string, timeoutMs = 180_000): Promise<number | null> {
-  const started = performance.now();
-  // Bounded: at most timeoutMs / 100 polls.
-  while (performance.now() - started < timeoutMs) {
-    const response = await fetch(`${base}/metrics`, {
-      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-    });
-    const text = await response.text();
-    const rows = /^oppintel_list_index_rows (\d+)$/m.exec(text);
-    if (!rows) return null;
-    if (Number(rows[1]) > 0) return (performance.now() - started) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The list index of ${base} was not loaded after ${timeoutMs} ms`);
-}
-
-/** Random min_score x page, as the issue's scenario: a fixed seed, 2,000 query strings. */
-function randomPaths(): string[] {
-  let state = 28;
-  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return Array.from({ length: 2000 }, () => {
-    const score = Math.floor(next() * 101);
-    const page = 1 + Math.floor(next() * 50);
-    return `/api/v1/opportunities?min_score=${score}&page=${page}`;
-  });
-}
 
 /**
  * main as a plain directory (git archive), with this checkout's migrations it lacks when both run
