@@ -1,8 +1,8 @@
 /**
  * `deno task bench:lists`: the list scenarios at scale, this checkout (B) side by
- * side with main (A) and a one-file FastAPI + asyncpg peer (bench/lists/peer_fastapi.py: a page query
- * plus count(*) per request), all on one PostgreSQL database that already holds the rows (a copy
- * of the 1M benchmark database, migrated to this checkout):
+ * side with main (A) and a one-file FastAPI + asyncpg peer (bench/lists/peer_fastapi.py: a page
+ * query plus count(*) per request), all on one PostgreSQL database that already holds the rows (a
+ * copy of the 1M benchmark database, migrated to this checkout):
  *
  * - random: min_score 0-100 x page 1-50 at random, 50 connections, 30 s (B, A, peer);
  * - walk: every page of 100 of recommendation=Build by cursor, one client (B only: A has none);
@@ -11,8 +11,8 @@
  * - fixed and keyword: the fixed filter and random keywords, A/B interleaved;
  * - combos: random combinations of filters and pages (bench/lists/combos.ts), cold (a fresh
  *   server, the first pass over distinct strings) and warm, with wrk, A/B in turns, and the peer;
- * - default: the default list without filters beside the raw page query (bench/suite/baseline_raw.ts),
- *   in turns.
+ * - default: the default list without filters beside the raw page query
+ *   (bench/suite/baseline_raw.ts), in turns.
  *
  * Example: deno task bench:lists --database oppintel_1m_28 --peer-python /tmp/peer28/bin/python
  */
@@ -30,8 +30,8 @@ exitWithHelpIfAsked(`
 Usage: deno task bench:lists --database NAME [flags]
 
 List scenarios at scale on a copy of the 1M database, this checkout (B) beside main (A) and the
-FastAPI + asyncpg peer (bench/lists/peer_fastapi.py): random filters and pages, a walk by cursor, deep
-pages, fixed filter and keywords. Prints its figures (notes in bench/results/LISTS.md).
+FastAPI + asyncpg peer (bench/lists/peer_fastapi.py): random filters and pages, a walk by cursor,
+deep pages, fixed filter and keywords. Prints its figures (notes in bench/results/LISTS.md).
 
 Flags:
   --database NAME        The database (a copy; it is migrated)

@@ -3,8 +3,8 @@
  * event loop with the orchestrator: a warm-up, then the measured run. Reads a LoadSpec as JSON
  * from the first argument and prints a LoadResult as JSON on standard output.
  *
- * Run by bench/suite/run.ts as `deno run -A --no-lock bench/harness/load.ts '<json>'` (autocannon is not in the
- * import map, and --no-lock keeps deno.lock unchanged).
+ * Run by bench/suite/run.ts as `deno run -A --no-lock bench/harness/load.ts '<json>'` (autocannon
+ * is not in the import map, and --no-lock keeps deno.lock unchanged).
  */
 // autocannon is not in deno.json's import map (the suite may not edit it), hence the inline
 // specifier and --no-lock.

@@ -1,4 +1,8 @@
 /**
+ * bench/lists/: the parts of the lists family (bench/lists.ts, also used by bench/cold.ts and
+ * bench/replicas.ts): the random combinations of filters and pages (this file), what the bench
+ * asks of the servers it starts (service.ts) and the FastAPI + asyncpg peer (peer_fastapi.py).
+ *
  * The random-combinations scenario of bench:lists: distinct query strings of the list filters
  * drawn with a fixed seed (min_score 0-90, recommendation half the time, platform half the time,
  * category, channel or theme now and then, each sub-score bound and a sub-score order now and

@@ -1,4 +1,8 @@
 /**
+ * bench/mcp/: the MCP family (bench/mcp.ts): what a tool call costs beside its REST twin under
+ * load (this file) and in process (overhead.ts), and how fast every tool answers on a large
+ * database (tools.ts).
+ *
  * `deno task bench:mcp-eras`: MCP tools/call on both protocol eras next to the REST list and
  * detail, on one service (this checkout) and one PostgreSQL database, loaded in turns
  * (REST, 2025, 2026-07-28, REST, ...) so that the machine's drift hits all alike. Prints the

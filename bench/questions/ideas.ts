@@ -4,8 +4,8 @@
  *
  * Quality (default): on the demo data (2,000 opportunities), embedded and PostgreSQL, REST in this
  * process:
- * - judged ideas: each audience and job pair of bench/questions/relevance_questions.ts written as an idea
- *   ("An app that helps freelance designers chase late invoices"); right answers are the
+ * - judged ideas: each audience and job pair of bench/questions/relevance_questions.ts written as
+ *   an idea ("An app that helps freelance designers chase late invoices"); right answers are the
  *   opportunities made for that pair, the right theme the job's theme. Measured: normalised
  *   precision at 10 of the opportunities, the right theme first, the top similarity (>= 0.5
  *   counts as an answer that addresses the idea);

@@ -6,11 +6,12 @@
  * Sets: the questions in other words (bench/questions/paraphrases.ts and the "other" questions of
  * bench/questions/meaning_set.ts), the framed ones (framing words and a subject in other words),
  * the questions outside the catalogue (tests/helpers/outside_questions.ts and the set's), and the
- * data-words questions (bench/questions/relevance_questions.ts). Measured per half (dev: tuned on; held-out:
- * only measured): right first-ten slots (an item of the judged theme), the first item right,
- * confidence (right first answers >= 0.5, outside < 0.5, AUC of right against wrong first answers,
- * expected calibration error over 10 bins), the data-words set's zero results and normalised
- * precision at 10, the framed set's filters read, and each answer's time (first and repeated).
+ * data-words questions (bench/questions/relevance_questions.ts). Measured per half (dev: tuned on;
+ * held-out: only measured): right first-ten slots (an item of the judged theme), the first item
+ * right, confidence (right first answers >= 0.5, outside < 0.5, AUC of right against wrong first
+ * answers, expected calibration error over 10 bins), the data-words set's zero results and
+ * normalised precision at 10, the framed set's filters read, and each answer's time (first and
+ * repeated).
  *
  * `--calibrate` fits meaning/calibration.ts's weights (logistic regression) on the dev half's
  * first answers and prints them; `--write` puts the report between the `meaning` markers of

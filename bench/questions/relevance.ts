@@ -1,15 +1,21 @@
 /**
+ * bench/questions/: the questions family (bench/questions.ts): keyword search at scale
+ * (search.ts), relevance of the answers (this file and relevance_scale.ts), idea match and similar
+ * (ideas.ts) and reading by meaning (meaning.ts), with the question sets they ask
+ * (relevance_questions.ts, paraphrases.ts, meaning_set.ts) and what they share
+ * (relevance_report.ts).
+ *
  * `deno task bench:relevance`: does `q` answer the questions agents send? The judged
- * questions of bench/questions/relevance_questions.ts (generated from the demo data, with their right
- * answers) go through REST (GET /api/v1/opportunities?q=) and MCP (query_opportunities) of the
- * service in this process, on the demo data (2,000 opportunities) in the embedded database and in
- * PostgreSQL, with the default sort (relevance with q). Measured per engine and surface: the
+ * questions of bench/questions/relevance_questions.ts (generated from the demo data, with their
+ * right answers) go through REST (GET /api/v1/opportunities?q=) and MCP (query_opportunities) of
+ * the service in this process, on the demo data (2,000 opportunities) in the embedded database and
+ * in PostgreSQL, with the default sort (relevance with q). Measured per engine and surface: the
  * zero-result rate and precision at 10 normalised by the most that exists (right answers among
  * the first ten, over min(10, right answers)). Targets: zero results <= 1%, normalised
  * precision >= 0.95. Then the questions in other words of bench/questions/paraphrases.ts (dev and
  * held-out halves): the share of first-ten slots holding an opportunity of the judged theme
- * (target >= 0.70). Then idea match and similar (bench/questions/ideas.ts, its speed measure) on the
- * PostgreSQL copy. A summary gives each of the three PASS or MISS with the cause. Written to
+ * (target >= 0.70). Then idea match and similar (bench/questions/ideas.ts, its speed measure) on
+ * the PostgreSQL copy. A summary gives each of the three PASS or MISS with the cause. Written to
  * bench/results/RELEVANCE.md (the sections between the markers) and bench/results/RELEVANCE.json.
  *
  * Flags: --engines embedded,postgres (default both); --count N questions (default 160).
@@ -38,11 +44,11 @@ import {
 exitWithHelpIfAsked(`
 Usage: deno task bench:relevance [flags]
 
-The judged questions (bench/questions/relevance_questions.ts) through REST and MCP on the demo data (2,000
-opportunities), embedded and PostgreSQL: zero-result rate and normalised precision at 10.
+The judged questions (bench/questions/relevance_questions.ts) through REST and MCP on the demo data
+(2,000 opportunities), embedded and PostgreSQL: zero-result rate and normalised precision at 10.
 Then the questions in other words (bench/questions/paraphrases.ts, dev and held-out halves): right
-first-ten slots, target >= 0.70. Then idea match (bench/questions/ideas.ts's speed measure) on the PostgreSQL
-copy. A summary: each of the three PASS or MISS, with the cause.
+first-ten slots, target >= 0.70. Then idea match (bench/questions/ideas.ts's speed measure) on the
+PostgreSQL copy. A summary: each of the three PASS or MISS, with the cause.
 Writes bench/results/RELEVANCE.md (between its markers) and bench/results/RELEVANCE.json.
 
 Flags:
@@ -232,8 +238,8 @@ function paraphraseCause(results: ParaphraseResult[]): string {
 
 function render(results: SurfaceResult[], questions: Question[]): string {
   const lines = [
-    `Questions: ${questions.length} (bench/questions/relevance_questions.ts, seeded), on the demo data ` +
-    `(${OPPORTUNITIES.toLocaleString("en-US")} opportunities), default sort, page of 20.`,
+    `Questions: ${questions.length} (bench/questions/relevance_questions.ts, seeded), on the ` +
+    `demo data (${OPPORTUNITIES.toLocaleString("en-US")} opportunities), default sort, page of 20.`,
     "",
     "| engine | surface | zero results | target <= 1% | precision@10 | normalised p@10 | " +
     "target >= 0.95 | match=any |",

@@ -1,7 +1,7 @@
 /**
- * The judged questions of `deno task bench:relevance` (bench/questions/relevance.ts), generated from the
- * demo data, never written by hand. Every demo opportunity's title states who it is for and
- * what they need done ({audience} and {job} of src/ingest/demo_words.ts, e.g. "freelance
+ * The judged questions of `deno task bench:relevance` (bench/questions/relevance.ts), generated
+ * from the demo data, never written by hand. Every demo opportunity's title states who it is for
+ * and what they need done ({audience} and {job} of src/ingest/demo_words.ts, e.g. "freelance
  * designers" and "chase late invoices"). A question asks for one such pair the way an agent
  * would, in a sentence with other word forms ("chasing late invoices for freelance
  * designers", "tool to help a freelance designer chase late invoice", "freelance designers

@@ -8,7 +8,8 @@
  * - the same queries repeated (cached): p95;
  * - random queries and pages under 50 connections: throughput, p99 and any non-2xx.
  * It applies pending migrations first and reports how long they took. The figures go to
- * bench/results/SEARCH.json, and bench/results/RESULTS.md shows them (rendered by bench/suite/report.ts).
+ * bench/results/SEARCH.json, and bench/results/RESULTS.md shows them (rendered by
+ * bench/suite/report.ts).
  */
 import postgres from "postgres";
 import { loadRun, quantile, timeRequest } from "../harness/measure.ts";

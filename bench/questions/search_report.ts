@@ -1,4 +1,7 @@
-/** The search section of bench/results/RESULTS.md, rendered from bench/results/SEARCH.json (bench/questions/search.ts). */
+/**
+ * The search section of bench/results/RESULTS.md, rendered from bench/results/SEARCH.json
+ * (bench/questions/search.ts).
+ */
 import type { LoadResult } from "../harness/load.ts";
 
 export interface SearchResults {

@@ -92,8 +92,8 @@ export function renderResults(r: Results, findings?: string): string {
       "CPU: percent of one core used by the loaded process and by the bench database's " +
       "PostgreSQL backends during the run (warm-up included), and per request.",
     "- Service: `deno run -A main.ts` (DATABASE_URL, SEED_DEMO=off, request log to /dev/null). " +
-      "raw: bench/suite/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of 10 " +
-      "like the service). static: bench/suite/baseline_static.ts (constant JSON).",
+      "raw: bench/suite/baseline_raw.ts (bare Deno.serve + postgres.js, page query only, pool of " +
+      "10 like the service). static: bench/suite/baseline_static.ts (constant JSON).",
     "- Quota: the bench accounts' counters are deleted before each run and zeroed every 20 ms " +
       "during it once past 200, so that no run meets 429 while the service still checks and " +
       "charges every call (since issue 49 the same URL again by the same key within a run is a " +

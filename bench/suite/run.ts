@@ -1,4 +1,9 @@
 /**
+ * bench/suite/: the benchmark suite's family (bench/suite.ts): the suite itself (this file, with
+ * setting.ts, explain.ts and the two baselines it starts), the A/B comparison of two versions
+ * (ab.ts) and the report of a run (results.ts, report.ts), sharing the load scenarios of
+ * scenarios.ts.
+ *
  * `deno task bench`: the benchmark suite. Prepares a PostgreSQL database with N demo
  * opportunities, starts the service and two baselines on it (raw postgres.js, static JSON),
  * loads each scenario with autocannon alternating service and baseline, measures single-client
