@@ -28,6 +28,7 @@ import { listSurfaces, serverCard } from "./src/surfaces.ts";
 import { setUpBilling } from "./src/billing/setup.ts";
 import { storedCursorSecret, useCursorSecrets } from "./src/catalog/cursor.ts";
 import { encoderQueued, startEncoder } from "./src/catalog/meaning/encoder.ts";
+import { firstRequests } from "./src/platform/first_requests.ts";
 import { MemoryBudget } from "./src/platform/memory.ts";
 import { syncMeaningOnce } from "./src/catalog/meaning/vectors.ts";
 
@@ -128,9 +129,13 @@ export function buildHandler(
       }),
     onMeaningError: (error) => write({ event: "meaning_failed", error: messageOf(error) }),
   });
-  // First what lists and word readings need, then the encoder (the largest part, and a second of
-  // CPU that would hold up the first answers), then the catalogue's vectors.
-  const warmed = options.warm ? content.warm("lists").catch(() => {}) : Promise.resolve();
+  // After the first answers (src/platform/first_requests.ts): first what lists and word readings
+  // need, then the encoder (the largest part, and a second of CPU that would hold up answers),
+  // then the catalogue's vectors.
+  const first = options.warm ? firstRequests() : undefined;
+  const warmed = first
+    ? first.settled().then(() => content.warm("lists")).catch(() => {})
+    : Promise.resolve();
   if (options.meaning && config.encoder) {
     encoderQueued();
     warmed.then(() =>
@@ -213,10 +218,15 @@ export function buildHandler(
     metrics: metricsHandler(metrics, config.metricsToken),
     bodyTimeoutMs: config.bodyTimeoutMs,
   });
-  const handle = (request: Request, info?: Deno.ServeHandlerInfo) => {
+  const handle = async (request: Request, info?: Deno.ServeHandlerInfo) => {
     usageMail?.poke();
     deliveries?.poke();
-    return handler(request, info);
+    const leave = first?.enter();
+    try {
+      return await handler(request, info);
+    } finally {
+      leave?.();
+    }
   };
   return Object.assign(handle, {
     settle: async () => {

@@ -95,8 +95,8 @@ export interface ReadingOptions {
   budget?: MemoryBudget;
   /**
    * False (a server): a question never waits for the reading to be read and trained (about a
-   * second at a million rows, started at the server's start by `warmReading`) and goes without it
-   * meanwhile. Default true (tools and tests: every answer as a warm server gives it).
+   * second at a million rows, started by the server's warm-up, `warmReading`) and goes without it
+   * meanwhile; it starts the next reading when the last one is older than PROFILE_TTL_MS. Default true (tools and tests: every answer as a warm server gives it).
    */
   wait?: boolean;
 }
@@ -116,6 +116,9 @@ function themeProfiles(sql: Sql, options: ReadingOptions = {}): Promise<Reading>
       ? kept.value
       : Promise.resolve(NO_READING);
   }
+  // A server's first reading is started by its warm-up (warmReading), after its first answers:
+  // a question does not start it and share the cores with itself (src/platform/first_requests.ts).
+  if (!kept && !waits) return Promise.resolve(NO_READING);
   const last = kept?.last;
   // The lift only reorders an answer: when the profiles cannot be read (a statement time-out
   // under load), questions are answered with the last reading or without it, and the next try

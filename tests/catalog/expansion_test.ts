@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { SHARE, themeBoosts, themeLift } from "../../src/catalog/expansion.ts";
+import { SHARE, themeBoosts, themeLift, warmReading } from "../../src/catalog/expansion.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";
@@ -130,3 +130,18 @@ dbTest("themeLift answers with the last reading while the next is read", async (
     Date.now = now;
   }
 });
+
+dbTest(
+  "a server's question does not start the first reading: its warm-up does",
+  async ({ sql }) => {
+    await importLines(sql, lines());
+    const [invoices] = await sql<{ id: number }[]>`select id from themes where slug = 'invoices'`;
+    const q = "clients who never pay me on time";
+    // A question that does not wait goes without the reading, and leaves it unstarted.
+    assert.deepEqual(await themeLift(sql, q, { wait: false }), { themes: [] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await themeLift(sql, q, { wait: false }), { themes: [] });
+    await warmReading(sql);
+    assert.equal((await themeLift(sql, q, { wait: false })).themes[0]?.[0], invoices.id);
+  },
+);

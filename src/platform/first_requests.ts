@@ -1,0 +1,62 @@
+/**
+ * When a fresh process's background work may start: once nothing has asked it anything for
+ * `idleMs`, or `maxMs` after its start, whichever comes first.
+ *
+ * A server loads its list index, reads its questions' word vectors and fills its cubes in the
+ * background (main.ts). On this project's 2-core machine, a 1,000,000-row catalogue's list index
+ * is a 3 s scan and the word vectors' reading a 1 s statement: started with the process, they
+ * shared the two cores with its first answers, and a first question took 1.3-2 s where the same
+ * question took 0.35 s a moment later. The first answers go without those structures anyway
+ * (each has a fallback in PostgreSQL), so the background work waits for them: it starts in the
+ * first quiet moment, and under steady traffic after `maxMs`.
+ */
+
+/** Requests in flight, and the moment a fresh process's background work may start. */
+export interface FirstRequests {
+  /** Counts one request in flight; call the function it returns when it is answered. */
+  enter(): () => void;
+  /** Resolves once the process is quiet (`idleMs` with no request in flight) or at `maxMs`. */
+  settled(): Promise<void>;
+}
+
+/**
+ * The defaults: 500 ms without a request (longer than the gaps of a health check that polls every
+ * 100-200 ms, shorter than a person's pause) and at most 2.5 s after the start.
+ */
+export function firstRequests(
+  { idleMs = 500, maxMs = 2_500 }: { idleMs?: number; maxMs?: number } = {},
+): FirstRequests {
+  let inFlight = 0;
+  let done = false;
+  let resolve!: () => void;
+  const settled = new Promise<void>((r) => resolve = r);
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const settle = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(idle);
+    clearTimeout(latest);
+    resolve();
+  };
+  const waitIdle = () => {
+    clearTimeout(idle);
+    idle = setTimeout(settle, idleMs);
+  };
+  const latest = setTimeout(settle, maxMs);
+  waitIdle();
+  return {
+    enter() {
+      if (done) return () => {};
+      inFlight++;
+      clearTimeout(idle);
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        inFlight--;
+        if (inFlight === 0 && !done) waitIdle();
+      };
+    },
+    settled: () => settled,
+  };
+}
