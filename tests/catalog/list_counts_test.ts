@@ -146,11 +146,10 @@ dbTest(
 
 dbTest("the summary is not read for a list with q", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 200 });
   // Summaries wrong on purpose: a count with q must not come from them.
   await sql`update opportunity_counts_by_platform set n = n + 1000`;
   const withQ = OpportunityQuerySchema.parse({ q: "invoice", online_only: false });
   assert.equal(await countOpportunities(sql, withQ), await countByScan(sql, withQ));
   const withoutQ = OpportunityQuerySchema.parse({ online_only: false });
   assert.notEqual(await countOpportunities(sql, withoutQ), await countByScan(sql, withoutQ));
-});
+}, { seed: { opportunities: 200 } });

@@ -11,13 +11,11 @@ import { type ListIndex, loadListIndex, newestOrder } from "../../src/catalog/li
 import { createListIndexes } from "../../src/catalog/list_index_holder.ts";
 import { indexPage } from "../../src/catalog/list_index_page.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 import { random, valuesOf } from "../helpers/sweep_values.ts";
 
 dbTest("the newest order's walk finds the pages its sort finds", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 600 });
   const index = await loadListIndex(sql) as ListIndex;
   assert.equal(index.rows, 600);
   const values = await valuesOf(sql);
@@ -60,11 +58,10 @@ dbTest("the newest order's walk finds the pages its sort finds", async (db) => {
   }
   assert.ok(compared >= 30, `only ${compared} non-empty pages`);
   assert.equal(await loadListIndex(sql, 599), "too_large");
-});
+}, { seed: { opportunities: 600 } });
 
 dbTest("a row deleted after the index was read sends its page to PostgreSQL", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 200 });
   const content = createContent(sql, { publicBaseUrl: "https://x.test" }, {
     maxEntries: 0,
     listIndex: "wait",
@@ -83,7 +80,7 @@ dbTest("a row deleted after the index was read sends its page to PostgreSQL", as
   assert.ok(!after.items.some((o) => o.id === gone));
   assert.deepEqual(after.items.slice(0, 2), first.items.slice(0, 2));
   assert.equal(content.listIndex()?.passed, 1);
-});
+}, { seed: { opportunities: 200 } });
 
 Deno.test("the holder loads one index at a time, never for an older version", async () => {
   const loads: number[] = [];

@@ -13,7 +13,6 @@ import {
   RECOMMENDATIONS,
 } from "../../src/catalog/schemas.ts";
 import type { Sql } from "../../src/db/open.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { dbTest } from "../helpers/db.ts";
 import { MemoryBudget } from "../../src/platform/memory.ts";
@@ -165,7 +164,6 @@ async function sweep(
 
 dbTest("every combination of filters, sorts and pages equals count(*) and order by", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 1200 });
   // Many rows per score, so that pages start and end inside score buckets.
   const nonEmpty = await sweep(sql, 38, 350, "after the seed");
   assert.ok(nonEmpty >= 150, `only ${nonEmpty} combinations match anything`);
@@ -178,11 +176,10 @@ dbTest("every combination of filters, sorts and pages equals count(*) and order 
     tech_difficulty = (tech_difficulty + 3) % 11 where id % 5 = 2`;
   await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
   await sweep(sql, 39, 150, "after updates");
-});
+}, { seed: { opportunities: 1200 } });
 
 dbTest("the list index answers every combination as count(*) and order by do", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 1200 });
   const nonEmpty = await sweep(sql, 40, 350, "after the seed", true);
   assert.ok(nonEmpty >= 150, `only ${nonEmpty} combinations match anything`);
   // The same updates, and the version they would bump: a new index is read at the new version.
@@ -195,13 +192,12 @@ dbTest("the list index answers every combination as count(*) and order by do", a
   await sql`update opportunities set theme_id = (select min(id) from themes) where id % 5 = 2`;
   await sql`update data_version set version = version + 1`;
   await sweep(sql, 41, 150, "after updates", true);
-});
+}, { seed: { opportunities: 1200 } });
 
 dbTest(
   "with a tiny memory budget, every combination still equals count(*) and order by",
   async (db) => {
     const sql = db.sql;
-    await seedDemo(sql, { opportunities: 1200 });
     // 16 KB: less than the list index (about 800 KB here) or the cubes (about 60 KB), room for
     // a few answers.
     const budget = new MemoryBudget(16 * 1024);
@@ -212,4 +208,5 @@ dbTest(
     assert.ok("cubes" in refused, `refused: ${JSON.stringify(refused)}`);
     assert.equal(parts.list_index, undefined);
   },
+  { seed: { opportunities: 1200 } },
 );

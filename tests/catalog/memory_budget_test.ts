@@ -5,7 +5,6 @@
  * budget is in list_sweep_test.ts.
  */
 import assert from "node:assert/strict";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 import { makeKey, testApp } from "../helpers/app.ts";
 
@@ -22,7 +21,6 @@ function timeless(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 dbTest("a budget that holds nothing answers every operation as a roomy one does", async (db) => {
-  await seedDemo(db.sql, { opportunities: 600 });
   const { key } = await makeKey(db.sql, "business");
   const [{ id, slug, category }] = await db.sql<{ id: number; slug: string; category: string }[]>`
     select o.id, t.slug, c.slug as category from opportunities o
@@ -90,4 +88,4 @@ dbTest("a budget that holds nothing answers every operation as a roomy one does"
   const large = await health(roomy);
   assert.ok(large.held.includes("answers") && large.held.includes("question_reading"));
   assert.deepEqual(large.refused, []);
-});
+}, { seed: { opportunities: 600 } });

@@ -13,11 +13,9 @@ import {
   scoreCountsOfCubes,
 } from "../../src/catalog/scores_cube.ts";
 import { VersionedCache } from "../../src/catalog/cache.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 
 dbTest("the cube counts bounded lists as the summary does in PostgreSQL", async ({ sql }) => {
-  await seedDemo(sql, { opportunities: 400 });
   await sql`update opportunities set platform = upper(platform) where id % 4 = 0`;
   const cube = await loadScoresCube(sql);
   assert.ok(cube, "the cube is held");
@@ -42,12 +40,11 @@ dbTest("the cube counts bounded lists as the summary does in PostgreSQL", async 
   }
   assert.ok(nonEmpty >= 3, `${nonEmpty} filters match anything`);
   assert.equal(await loadScoresCube(sql, rows - 1), undefined, "past its bound, no cube");
-});
+}, { seed: { opportunities: 400 } });
 
 dbTest(
   "a category's or theme's bounded counts come from its themes' cubes, kept per version",
   async ({ sql }) => {
-    await seedDemo(sql, { opportunities: 400 });
     const [{ category, theme }] = await sql<{ category: string; theme: string }[]>`
     select g.slug as category, t.slug as theme from themes t join categories g on g.id = t.category_id
     where t.id = (select theme_id from opportunities group by 1 order by count(*) desc limit 1)`;
@@ -100,12 +97,12 @@ dbTest(
     assert.equal(after!.total, before!.total - 5);
     assert.deepEqual(after, await scoreCountsFromSummary(sql, filter));
   },
+  { seed: { opportunities: 400 } },
 );
 
 dbTest(
   "the cubes count each (sub-score, score) pair of a sub-score order as a group by does",
   async ({ sql }) => {
-    await seedDemo(sql, { opportunities: 400 });
     await sql`update opportunities set platform = upper(platform) where id % 4 = 0`;
     const [{ category, theme }] = await sql<{ category: string; theme: string }[]>`
     select g.slug as category, t.slug as theme from themes t join categories g on g.id = t.category_id
@@ -169,4 +166,5 @@ dbTest(
     }
     assert.ok(nonEmpty >= 24, `${nonEmpty} cases with pairs`);
   },
+  { seed: { opportunities: 400 } },
 );

@@ -12,7 +12,6 @@ import {
 } from "../../src/catalog/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import type { Sql } from "../../src/db/open.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 
 const COLUMNS = "id, theme_id, score, is_online_deliverable, created_at, platform, " +
@@ -31,7 +30,6 @@ async function outOfStep(sql: Sql): Promise<number> {
 
 dbTest("the search table follows every insert, update and delete of opportunities", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 300 });
   const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from opportunity_search`;
   assert.equal(n, 300);
   assert.equal(await outOfStep(sql), 0, "after the seed");
@@ -54,11 +52,10 @@ dbTest("the search table follows every insert, update and delete of opportunitie
     where related_opportunity_id % 7 = 0`;
   await sql`delete from opportunities where id % 7 = 0`;
   assert.equal(await outOfStep(sql), 0, "after deletes");
-});
+}, { seed: { opportunities: 300 } });
 
 dbTest("the search table is narrow: its vectors are stored out of line", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 400 });
   const [row] = await sql<{ narrow: number; wide: number }[]>`
     select pg_relation_size('opportunity_search')::float8 / 400 as narrow,
       pg_relation_size('opportunities')::float8 / 400 as wide`;
@@ -66,11 +63,10 @@ dbTest("the search table is narrow: its vectors are stored out of line", async (
   // would make it 600 bytes or more.
   assert.ok(row.narrow < 250, `opportunity_search holds ${row.narrow} bytes a row`);
   assert.ok(row.narrow * 4 < row.wide, `${row.narrow} against ${row.wide} bytes a row`);
-});
+}, { seed: { opportunities: 400 } });
 
 dbTest("every plan of a keyword search page finds the same page", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 400 });
   const [{ platform }] = await sql<{ platform: string }[]>`
     select lower(platform) as platform from opportunities limit 1`;
   const [{ category }] = await sql<{ category: string }[]>`
@@ -112,7 +108,7 @@ dbTest("every plan of a keyword search page finds the same page", async (db) => 
     }
   }
   assert.ok(nonEmpty > cases.length / 3, `${nonEmpty} of ${cases.length} pages held rows`);
-});
+}, { seed: { opportunities: 400 } });
 
 Deno.test("a page walks the sort index only when matches are common enough", () => {
   const plan = (total: number, params: Record<string, string | number>) =>

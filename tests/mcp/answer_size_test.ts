@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { callToolIn, makeKey, type TestApp, testApp, usedOf } from "../helpers/app.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { ANSWER_BUDGET } from "../../src/catalog/compact.ts";
 
@@ -67,7 +66,6 @@ async function assertWithin(app: TestApp, key: string): Promise<Record<string, n
 }
 
 dbTest("every tool's default answer is at most 8,192 bytes on the demo data", async (db, t) => {
-  await seedDemo(db.sql);
   const app = testApp(db);
   const { key, accountId } = await makeKey(db.sql, "business");
   await t.step("both eras, with and without a question", async () => {
@@ -104,7 +102,7 @@ dbTest("every tool's default answer is at most 8,192 bytes on the demo data", as
     assert.equal(body.details[0].param, "detail");
     assert.equal(await usedOf(db.sql, accountId), before);
   });
-});
+}, { seed: {} });
 
 /** A prose text of `length` characters (words, so that the search can index it). */
 function prose(length: number, seed: string): string {

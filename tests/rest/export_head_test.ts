@@ -7,13 +7,11 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { makeKey, usedOf } from "../helpers/app.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { createContent } from "../../src/catalog/content.ts";
 import { serveExport } from "../../src/rest/export.ts";
 import { getOfHead } from "../../src/platform/head.ts";
 
 dbTest("HEAD /api/v1/opportunities/export reads no chunk of rows", async (db, t) => {
-  await seedDemo(db.sql, { opportunities: 1100 });
   const { key, accountId } = await makeKey(db.sql, "business");
   const content = createContent(db.sql, { publicBaseUrl: "https://oppintel.example" });
   const asked = { chunks: 0, pageSizes: [] as number[] };
@@ -59,4 +57,4 @@ dbTest("HEAD /api/v1/opportunities/export reads no chunk of rows", async (db, t)
     await get.response.body?.cancel();
   });
   assert.ok(await usedOf(db.sql, accountId) <= 2, "only the GET is charged");
-});
+}, { seed: { opportunities: 1100 } });

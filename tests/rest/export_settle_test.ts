@@ -8,14 +8,12 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { makeKey, setUsed, testApp, usedOf } from "../helpers/app.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { PLAN_LIMITS } from "../../src/platform/plans.ts";
 
 const EXPORT = "/api/v1/opportunities/export?online_only=false";
 
 dbTest("an export pays for the rows it sends", async (db, t) => {
   const app = testApp(db);
-  await seedDemo(db.sql, { opportunities: 1100 });
   const { key, accountId } = await makeKey(db.sql, "business");
 
   await t.step("HEAD: the headers and the price, nothing charged", async () => {
@@ -86,4 +84,4 @@ dbTest("an export pays for the rows it sends", async (db, t) => {
     for (const body of bodies) assert.equal(body.trimEnd().split("\n").length, 1100);
     assert.equal(await usedOf(db.sql, accountId), PLAN_LIMITS.business);
   });
-});
+}, { seed: { opportunities: 1100 } });

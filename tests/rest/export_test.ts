@@ -9,7 +9,6 @@ import { dbTest } from "../helpers/db.ts";
 import { loadFixture, makeKey, setUsed, type TestApp, testApp, usedOf } from "../helpers/app.ts";
 import { OPPORTUNITY } from "../helpers/imports.ts";
 import { importLines } from "../../src/ingest/import.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { csvCell } from "../../src/rest/csv.ts";
 import { PLAN_LIMITS } from "../../src/platform/plans.ts";
 
@@ -66,7 +65,6 @@ dbTest(
   "the export equals the list, as JSON Lines and CSV, at 1 call per started 1,000 rows",
   async (db, t) => {
     const app = testApp(db);
-    await seedDemo(db.sql, { opportunities: 1300 });
     const { key, accountId } = await makeKey(db.sql, "business");
 
     await t.step("every row, JSON Lines: two chunks, two calls", async () => {
@@ -156,11 +154,11 @@ dbTest(
       });
     }
   },
+  { seed: { opportunities: 1300 } },
 );
 
 dbTest("the export's refusals charge nothing", async (db, t) => {
   const app = testApp(db);
-  await seedDemo(db.sql, { opportunities: 1050 });
   const business = await makeKey(db.sql, "business");
   const pro = await makeKey(db.sql, "pro");
 
@@ -198,7 +196,7 @@ dbTest("the export's refusals charge nothing", async (db, t) => {
     const res = await app.get("/api/v1/opportunities/export", business.key, { method: "POST" });
     assert.equal(res.status, 405);
   });
-});
+}, { seed: { opportunities: 1050 } });
 
 /** Every record of a CSV text (RFC 4180: quoted fields may hold commas, quotes and CR LF). */
 function parseCsv(text: string): string[][] {

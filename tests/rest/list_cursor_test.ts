@@ -96,7 +96,6 @@ dbTest("a cursor walk visits every item once while rows are imported meanwhile",
 dbTest("a cursor page equals the page of the same number", async (db) => {
   const app = testApp(db);
   const { key } = await makeKey(db.sql, "pro");
-  await seedDemo(db.sql, { opportunities: 80 });
   const base = "/api/v1/opportunities?online_only=false&recommendation=Build&page_size=5";
   const first = await list(app, key, base);
   const second = await list(app, key, `${base}&page=2`);
@@ -106,7 +105,7 @@ dbTest("a cursor page equals the page of the same number", async (db) => {
   assert.equal(byCursor.next_cursor, second.next_cursor);
   const last = await list(app, key, `${base}&page=${Math.ceil(first.total / 5)}`);
   assert.equal(last.next_cursor, null, "the last page has no next_cursor");
-});
+}, { seed: { opportunities: 80 } });
 
 dbTest(
   "a cursor of other filters, a forged one and a cursor with a page: 422, uncharged",

@@ -10,7 +10,6 @@ import { readDataVersion } from "../../src/catalog/common.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { parseQuery } from "../../src/catalog/params.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import { dbTest } from "../helpers/db.ts";
 import { makeKey, testApp, usedOf } from "../helpers/app.ts";
 import { catalogueLines } from "../helpers/catalogue_lines.ts";
@@ -46,7 +45,6 @@ const PATHS = [
 
 dbTest("lists from the list index read their rows in the admission statement", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 400 });
   const app = testApp(db, { METRICS_TOKEN: TOKEN });
   const { key, accountId } = await makeKey(sql, "pro");
   const reference = createContent(sql, { publicBaseUrl: "https://oppintel.example" }, {
@@ -90,11 +88,10 @@ dbTest("lists from the list index read their rows in the admission statement", a
   await indexAt(app, version);
   await same("/api/v1/opportunities?page_size=8&online_only=false");
   assert.equal(await metric(app, "oppintel_list_index_version"), version);
-});
+}, { seed: { opportunities: 400 } });
 
 dbTest("LIST_INDEX_MAX_ROWS bounds the list index, and 0 turns it off", async (db) => {
   const sql = db.sql;
-  await seedDemo(sql, { opportunities: 50 });
   const { key } = await makeKey(sql, "pro");
   const off = testApp(db, { METRICS_TOKEN: TOKEN, LIST_INDEX_MAX_ROWS: "0" });
   assert.equal((await off.get("/api/v1/opportunities?page_size=2", key)).status, 200);
@@ -110,4 +107,4 @@ dbTest("LIST_INDEX_MAX_ROWS bounds the list index, and 0 turns it off", async (d
   const again = await (await small.get("/api/v1/opportunities?page_size=3", key)).json();
   assert.deepEqual(again.items.slice(0, 2), first.items);
   assert.equal(await metric(small, "oppintel_list_index_loads_total"), 1, "not read again");
-});
+}, { seed: { opportunities: 50 } });

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { dbTest } from "../helpers/db.ts";
 import { callTool, makeKey, restTwinArgs, type TestApp, testApp, usedOf } from "../helpers/app.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 interface Item {
@@ -72,7 +71,6 @@ async function plainIds(sql: Sql, where: string, sort: string): Promise<number[]
 
 dbTest("GET /api/v1/opportunities filters and sorts by the sub-scores", async (db, t) => {
   const app = testApp(db);
-  await seedDemo(db.sql, { opportunities: 300 });
   const { key, accountId } = await makeKey(db.sql, "business");
 
   await t.step("bounds are inclusive and counted exactly", async () => {
@@ -226,4 +224,4 @@ dbTest("GET /api/v1/opportunities filters and sorts by the sub-scores", async (d
     const rows = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(rows.map((r) => r.id), expected);
   });
-});
+}, { seed: { opportunities: 300 } });

@@ -5,7 +5,6 @@ import { generateDemoRecords } from "../../src/ingest/seed.ts";
 import type { BlogPostRecord } from "../../src/ingest/records.ts";
 import { dbTest } from "../helpers/db.ts";
 import { webTestApp } from "../helpers/web.ts";
-import { seedDemo } from "../../src/ingest/seed.ts";
 
 /** The heading levels of an HTML fragment, in order. */
 function headingLevels(html: string): number[] {
@@ -67,7 +66,6 @@ Deno.test("every demo article renders an outline without skipped levels", () => 
 });
 
 dbTest("every demo article page has one h1 and no skipped heading level", async (db, t) => {
-  await seedDemo(db.sql, { opportunities: 200 });
   const app = webTestApp(db);
   const slugs = await db.sql<{ slug: string; title: string }[]>`
     select slug, title from blog_posts where published_at <= now() order by slug`;
@@ -83,4 +81,4 @@ dbTest("every demo article page has one h1 and no skipped heading level", async 
       assert.equal([...page.matchAll(new RegExp(`<h\\d>${escaped}</h\\d>`, "g"))].length, 1);
     });
   }
-});
+}, { seed: { opportunities: 200 } });
