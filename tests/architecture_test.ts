@@ -9,7 +9,9 @@
  * - imports run only down the floors of docs/architecture.md (FLOORS), never up or sideways;
  * - SQL is written only in the domain folders (db, catalog, accounts, metering, oauth, ingest,
  *   watches, billing), never in an edge or in platform;
- * - no source file over 400 lines, except data-only files.
+ * - no source file over 400 lines, except data-only files;
+ * - src/catalog/ in rooms (CATALOG_ROOMS), each opened by its main file, at most 12 files at its
+ *   top, and no cycle between its rooms and top-level files.
  * Each rule is a pure function of the graph, also tried on small graphs that break it.
  */
 import assert from "node:assert/strict";
@@ -200,6 +202,82 @@ export function folderCycles(graph: ModuleNode[]): string[][] {
   return cycles([...arrows].map(([path, to]) => ({ path, imports: [...to], codePackages: [] })));
 }
 
+/**
+ * The rooms of src/catalog/ (docs/architecture.md), each with its main file, which opens with what
+ * the room is for. At most CATALOG_TOP files stay at the catalogue's top: what every room shares
+ * (schemas, cache, cursors, scrubbing, trend rule), the content operations (content.ts) and the
+ * tool answers' compaction.
+ */
+export const CATALOG_ROOMS: Record<string, string> = {
+  lists: "opportunities.ts",
+  questions: "search.ts",
+  meaning: "reading.ts",
+  similar: "similar.ts",
+  themes: "themes.ts",
+  public: "public_catalog.ts",
+};
+const CATALOG_TOP = 12;
+
+/** The node of a catalogue path: its room ("catalog/lists"), or itself for a top-level file. */
+function catalogNode(path: string): string | undefined {
+  const match = /^src\/catalog\/(?:([^/]+)\/)?[^/]+$/.exec(path) ??
+    /^src\/catalog\/([^/]+)\//.exec(path);
+  if (!match) return undefined;
+  return match[1] ? `catalog/${match[1]}` : path;
+}
+
+/**
+ * Cycles inside src/catalog/ between its rooms and its top-level files: an arrow wherever a file
+ * of one imports a file of another, so that arrows run one way between rooms.
+ */
+export function catalogCycles(graph: ModuleNode[]): string[][] {
+  const arrows = new Map<string, Set<string>>();
+  for (const node of graph) {
+    const from = catalogNode(node.path);
+    if (from === undefined) continue;
+    const targets = arrows.get(from) ?? new Set<string>();
+    arrows.set(from, targets);
+    for (const target of node.imports) {
+      const to = catalogNode(target);
+      if (to !== undefined && to !== from) targets.add(to);
+    }
+  }
+  return cycles([...arrows].map(([path, to]) => ({ path, imports: [...to], codePackages: [] })));
+}
+
+/**
+ * Violations of the catalogue's rooms: a sub-folder not in CATALOG_ROOMS, a room whose main file
+ * is missing or does not open with a doc comment naming the room, more than CATALOG_TOP files at
+ * the top.
+ */
+export function catalogRoomViolations(files: { path: string; text: string }[]): string[] {
+  const out: string[] = [];
+  const rooms = new Set<string>();
+  let top = 0;
+  for (const { path } of files) {
+    const match = /^src\/catalog\/(?:([^/]+)\/)?[^/]+$/.exec(path) ??
+      /^src\/catalog\/([^/]+)\//.exec(path);
+    if (!match) continue;
+    if (match[1]) rooms.add(match[1]);
+    else top++;
+  }
+  for (const room of rooms) {
+    if (!CATALOG_ROOMS[room]) out.push(`src/catalog/${room}/ is not a room of CATALOG_ROOMS`);
+  }
+  for (const [room, main] of Object.entries(CATALOG_ROOMS)) {
+    const path = `src/catalog/${room}/${main}`;
+    const file = files.find((f) => f.path === path);
+    if (!file) out.push(`${path}, the main file of ${room}/, is missing`);
+    else if (!file.text.startsWith(`/**\n * src/catalog/${room}/: `)) {
+      out.push(`${path} does not open with what src/catalog/${room}/ is for`);
+    }
+  }
+  if (top > CATALOG_TOP) {
+    out.push(`src/catalog/ has ${top} files at its top (at most ${CATALOG_TOP})`);
+  }
+  return out;
+}
+
 /** Source files (path and text) that write SQL outside the domain folders. */
 export function sqlViolations(files: { path: string; text: string }[]): string[] {
   return files.filter(({ path }) => {
@@ -305,6 +383,10 @@ Deno.test("architecture: the rules of the house hold for src/", async (t) => {
   await t.step(`no source file over ${MAX_LINES} lines except word lists`, () => {
     assert.deepEqual(sizeViolations(files), []);
   });
+  await t.step("src/catalog/: its rooms, each opened by its main file; arrows one way", () => {
+    assert.deepEqual(catalogRoomViolations(files), []);
+    assert.deepEqual(catalogCycles(graph), []);
+  });
 });
 
 Deno.test("architecture: each rule catches the mistake it is for", async (t) => {
@@ -356,12 +438,12 @@ Deno.test("architecture: each rule catches the mistake it is for", async (t) => 
   });
   await t.step("a driver imported as code outside src/db/", () => {
     const graph = [
-      node("src/catalog/opportunities.ts", [], ["npm:/postgres@3.4.9"]),
+      node("src/catalog/lists/opportunities.ts", [], ["npm:/postgres@3.4.9"]),
       node("src/db/open.ts", [], ["npm:/postgres@3.4.9"]),
       node("src/web/x.ts", [], ["npm:@electric-sql/pglite@0.5.14"]),
     ];
     assert.deepEqual(connectionViolations(graph), [
-      "src/catalog/opportunities.ts opens connections through npm:/postgres@3.4.9",
+      "src/catalog/lists/opportunities.ts opens connections through npm:/postgres@3.4.9",
       "src/web/x.ts opens connections through npm:@electric-sql/pglite@0.5.14",
     ]);
   });
@@ -388,12 +470,37 @@ Deno.test("architecture: each rule catches the mistake it is for", async (t) => 
     assert.deepEqual(cycles(graph), []);
     assert.deepEqual(folderCycles(graph), [["accounts", "watches"]]);
   });
+  await t.step("two catalogue rooms leaning on each other, and rooms out of order", () => {
+    const graph = [
+      node("src/catalog/questions/search.ts", ["src/catalog/lists/opportunities.ts"]),
+      node("src/catalog/lists/opportunities.ts", ["src/catalog/schemas.ts"]),
+      node("src/catalog/lists/counts.ts", ["src/catalog/questions/judge.ts"]),
+      node("src/catalog/questions/judge.ts"),
+      node("src/catalog/schemas.ts"),
+      node("src/catalog/content.ts", ["src/catalog/questions/search.ts"]),
+    ];
+    assert.deepEqual(cycles(graph), []);
+    assert.deepEqual(catalogCycles(graph), [["catalog/lists", "catalog/questions"]]);
+    const opening = (room: string) => `/**\n * src/catalog/${room}/: what it is for.\n */\n`;
+    const files = [
+      ...Object.entries(CATALOG_ROOMS).filter(([room]) => room !== "themes")
+        .map(([room, main]) => ({ path: `src/catalog/${room}/${main}`, text: opening(room) })),
+      { path: "src/catalog/themes/themes.ts", text: "import x from './y.ts';\n" },
+      { path: "src/catalog/extras/more.ts", text: opening("extras") },
+      ...Array.from({ length: 13 }, (_, i) => ({ path: `src/catalog/f${i}.ts`, text: "" })),
+    ];
+    assert.deepEqual(catalogRoomViolations(files), [
+      "src/catalog/extras/ is not a room of CATALOG_ROOMS",
+      "src/catalog/themes/themes.ts does not open with what src/catalog/themes/ is for",
+      "src/catalog/ has 13 files at its top (at most 12)",
+    ]);
+  });
   await t.step("SQL in an edge or in platform", () => {
     assert.deepEqual(
       sqlViolations([
         { path: "src/rest/handler.ts", text: "await sql`select 1`;" },
         { path: "src/platform/metrics.ts", text: "sql<{ n: number }[]>`select 1`" },
-        { path: "src/catalog/themes.ts", text: "sql`select 1`" },
+        { path: "src/catalog/themes/themes.ts", text: "sql`select 1`" },
         { path: "src/web/handler.ts", text: "/** only `sql` and `context` */" },
       ]),
       ["src/rest/handler.ts writes SQL", "src/platform/metrics.ts writes SQL"],

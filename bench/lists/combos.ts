@@ -20,7 +20,7 @@ import postgres from "postgres";
 import { type WrkResult, wrkRun } from "../harness/wrk.ts";
 import { mulberry32 as random } from "../../src/ingest/demo_random.ts";
 import { SUB_SCORE_SORTS } from "../../src/catalog/schemas.ts";
-import { SUB_SCORE_FILTERS } from "../../src/catalog/sub_scores.ts";
+import { SUB_SCORE_FILTERS } from "../../src/catalog/lists/sub_scores.ts";
 
 /** The values the strings draw from, as the database has them. */
 export interface ComboValues {

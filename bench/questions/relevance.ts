@@ -231,7 +231,7 @@ function paraphraseCause(results: ParaphraseResult[]): string {
   const all = of("all").sort((a, b) => a.rightSlots - b.rightSlots)[0];
   const cause = all.rightSlots >= 0.7
     ? ""
-    : `, target 0.70: the right theme comes first for ${all.firstRight} of ${all.questions} (src/catalog/expansion.ts reads it from word vectors), ${all.misses.length} have no right slot in the first ten`;
+    : `, target 0.70: the right theme comes first for ${all.firstRight} of ${all.questions} (src/catalog/meaning/expansion.ts reads it from word vectors), ${all.misses.length} have no right slot in the first ten`;
   return `right first-ten slots ${low("all")} (lowest engine and surface; dev ${low("dev")}, ` +
     `held-out ${low("heldOut")})${cause}`;
 }

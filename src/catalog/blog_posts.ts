@@ -4,7 +4,7 @@ import { NotFoundError } from "../platform/errors.ts";
 import type { BlogList, BlogListItem, BlogPost, BlogQuery } from "./schemas.ts";
 import { matchesKeywords, type QueryContext, searchText } from "./common.ts";
 import { iso } from "../db/rows.ts";
-import { searchUnits } from "./search_units.ts";
+import { searchUnits } from "./questions/search_units.ts";
 import { checkKeys, cursorScope, encodeCursor, MAX_PAGE_DEPTH, readCursor } from "./cursor.ts";
 
 type ListRow = Omit<BlogListItem, "url" | "published_at"> & { published_at: Date };
@@ -102,8 +102,8 @@ export async function listBlogPosts(
 }
 
 /**
- * Best match (src/catalog/search.ts) of a blog `q` that no article matches as a whole: the
- * articles matching any unit and no exclusion, the most units first, then newest. Its cursor is
+ * Best match (src/catalog/questions/search.ts) of a blog `q` that no article matches as a whole:
+ * the articles matching any unit and no exclusion, the most units first, then newest. Its cursor is
  * a position in that order (a blog has hundreds of articles, not millions).
  */
 async function bestMatch(

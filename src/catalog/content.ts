@@ -4,7 +4,7 @@
  * two surfaces share one cache and one set of queries.
  */
 import { type CacheStats, keyOf } from "./cache.ts";
-import { createHoldings, type HoldingOptions } from "./holdings.ts";
+import { createHoldings, type HoldingOptions } from "./lists/holdings.ts";
 import type { Sql } from "../db/open.ts";
 import type { ReadRouter } from "../db/replicas.ts";
 import { getBlogPost, listBlogPosts } from "./blog_posts.ts";
@@ -17,24 +17,29 @@ import {
   readOpportunityPage,
   toDetail,
   toListItem,
-} from "./opportunities.ts";
-import { type Memo, searchOpportunities } from "./search.ts";
+} from "./lists/opportunities.ts";
+import { type Memo, searchOpportunities } from "./questions/search.ts";
 import { meaningOf, UNREAD } from "./meaning/reading.ts";
 import { meaningAt } from "./meaning/vectors.ts";
-import { warmReading } from "./expansion.ts";
-import { findSimilar, matchIdea } from "./similar.ts";
-import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar_schemas.ts";
-import { nextCursor, sortOf } from "./opportunity_cursor.ts";
-import { scoreCountsFromSummary } from "./counts.ts";
-import { countsOfCubes, pairCountsOfCubes } from "./scores_cube.ts";
-import { isSubScoreSort } from "./sub_scores.ts";
+import { warmReading } from "./meaning/expansion.ts";
+import { findSimilar, matchIdea } from "./similar/similar.ts";
+import type { IdeaMatch, IdeaQuery, SimilarList, SimilarQuery } from "./similar/similar_schemas.ts";
+import { nextCursor, sortOf } from "./lists/opportunity_cursor.ts";
+import { scoreCountsFromSummary } from "./lists/counts.ts";
+import { countsOfCubes, pairCountsOfCubes } from "./lists/scores_cube.ts";
+import { isSubScoreSort } from "./lists/sub_scores.ts";
 import { readDataVersion, searchText } from "./common.ts";
-import { inIdOrder, type ListIndexStats, rowsOfIds, rowsSelect } from "./list_index_holder.ts";
-import { type IndexPage, indexPage } from "./list_index_page.ts";
+import {
+  inIdOrder,
+  type ListIndexStats,
+  rowsOfIds,
+  rowsSelect,
+} from "./lists/list_index_holder.ts";
+import { type IndexPage, indexPage } from "./lists/list_index_page.ts";
 import type postgres from "postgres";
-import type { ListRow } from "./list_items.ts";
-import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes.ts";
-import { getThemeHistory } from "./theme_history.ts";
+import type { ListRow } from "./lists/list_items.ts";
+import { getOverview, getTheme, listCategories, listTrendingThemes } from "./themes/themes.ts";
+import { getThemeHistory } from "./themes/theme_history.ts";
 import type { ThemeHistory, ThemeHistoryQuery } from "./trend_schemas.ts";
 import type { ThemeRef } from "./theme_ref.ts";
 import type {
@@ -95,7 +100,7 @@ export interface Content {
   listCategories(version: number): Promise<{ items: Category[] }>;
   listTrendingThemes(version: number, query: TrendingQuery): Promise<TrendingThemes>;
   getTheme(version: number, ref: ThemeRef): Promise<ThemeDetail>;
-  /** The opportunities nearest to one (src/catalog/similar.ts). */
+  /** The opportunities nearest to one (src/catalog/similar/similar.ts). */
   findSimilar(version: number, query: SimilarQuery): Promise<SimilarList>;
   /** The themes and opportunities nearest to an idea. */
   matchIdea(version: number, query: IdeaQuery): Promise<IdeaMatch>;

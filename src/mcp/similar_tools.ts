@@ -4,12 +4,12 @@
  */
 import { OPPORTUNITY_BRIEF, THEME_BRIEF } from "./listing.ts";
 import { FULL, PAGES } from "../catalog/compact.ts";
-import { SimilarListSchema } from "../catalog/similar_schemas.ts";
+import { SimilarListSchema } from "../catalog/similar/similar_schemas.ts";
 import {
   IdeaMatchSchema,
   IdeaQuerySchema,
   SimilarQuerySchema,
-} from "../catalog/similar_schemas.ts";
+} from "../catalog/similar/similar_schemas.ts";
 
 const PRO = "Requires the Pro plan (or Business)";
 

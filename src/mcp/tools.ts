@@ -1,8 +1,8 @@
 /**
  * The MCP tools as plain data: names, descriptions, tiers and the zod schemas shared with
- * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts, catalog/connector.ts
- * and metering/usage_schema.ts): the hosted endpoint (server.ts) and the npm stdio package both
- * read it, and the stdio package must not pull in database code.
+ * REST. Pure on purpose (only zod and the schema modules catalog/schemas.ts,
+ * catalog/public/connector.ts and metering/usage_schema.ts): the hosted endpoint (server.ts) and
+ * the npm stdio package both read it, and the stdio package must not pull in database code.
  */
 import * as z from "zod";
 import {
@@ -24,7 +24,7 @@ import {
   FetchInputSchema,
   SearchInputSchema,
   SearchResultsSchema,
-} from "../catalog/connector.ts";
+} from "../catalog/public/connector.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import {
   inputJsonSchema,

@@ -4,7 +4,7 @@
  * the path or the query string, MCP from the tool's arguments; both then run the same work
  * (tier and cost are in OPERATIONS, src/metering/admission.ts). The ChatGPT connector tools
  * `search` and `fetch` have no row of their own there: each call runs, and is priced as, the
- * operation of the tool it stands for (src/catalog/connector.ts).
+ * operation of the tool it stands for (src/catalog/public/connector.ts).
  */
 import { UNREAD } from "../catalog/meaning/reading.ts";
 import type { z } from "zod";
@@ -12,11 +12,11 @@ import type postgres from "postgres";
 import type { Sql } from "../db/open.ts";
 import type { Content } from "../catalog/content.ts";
 import { rowExistsFragment } from "../catalog/common.ts";
-import { detailForPlan, detailJson, type DetailRow } from "../catalog/opportunities.ts";
+import { detailForPlan, detailJson, type DetailRow } from "../catalog/lists/opportunities.ts";
 import { checkPaging } from "../catalog/cursor.ts";
-import { checkCursor } from "../catalog/opportunity_cursor.ts";
+import { checkCursor } from "../catalog/lists/opportunity_cursor.ts";
 import { blogCursorKeys } from "../catalog/blog_posts.ts";
-import { overviewForPlan } from "../catalog/themes.ts";
+import { overviewForPlan } from "../catalog/themes/themes.ts";
 import { NotFoundError } from "../platform/errors.ts";
 import {
   BlogQuerySchema,
@@ -35,12 +35,12 @@ import {
   SEARCH_OPPORTUNITIES,
   SearchInputSchema,
   searchResults,
-} from "../catalog/connector.ts";
+} from "../catalog/public/connector.ts";
 import type { BlogPost, OpportunityDetail } from "../catalog/schemas.ts";
-import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar_schemas.ts";
+import { IdeaQuerySchema, SimilarQuerySchema } from "../catalog/similar/similar_schemas.ts";
 import { ThemeHistoryQuerySchema } from "../catalog/trend_schemas.ts";
 import { type ThemeRef, themeRefOf, ThemeRefSchema } from "../catalog/theme_ref.ts";
-import { themeExistsFragment, themeNotFound } from "../catalog/theme_lookup.ts";
+import { themeExistsFragment, themeNotFound } from "../catalog/themes/theme_lookup.ts";
 import { readUsageReport } from "./usage_report.ts";
 import { UsageQuerySchema } from "./usage_schema.ts";
 import { callText } from "./repeats.ts";

@@ -90,8 +90,8 @@ export interface Config {
      */
     readonly searchConcurrency: number;
     /**
-     * Opportunities at most in the list index held in memory (src/catalog/list_index.ts, about 70
-     * bytes each); a larger catalogue leaves lists to PostgreSQL. 0 turns the index off.
+     * Opportunities at most in the list index held in memory (src/catalog/lists/list_index.ts,
+     * about 70 bytes each); a larger catalogue leaves lists to PostgreSQL. 0 turns the index off.
      */
     readonly listIndexMaxRows: number;
     /** A replica whose replay is further behind than this is skipped (DB_READ_MAX_LAG_MS). */

@@ -8,7 +8,7 @@ import { bearerToken, sha256Hex, timingSafeEqual } from "./crypto.ts";
 import { json } from "./responses.ts";
 import { type MemoryBudget, memoryMetricLines } from "./memory.ts";
 
-/** What the metrics read from the list index (src/catalog/list_index_holder.ts `stats()`). */
+/** What the metrics read from the list index (src/catalog/lists/list_index_holder.ts `stats()`). */
 export interface ListIndexCounts {
   /** The data version of the index held, and its rows (null and 0: none). */
   version: number | null;

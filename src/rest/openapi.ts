@@ -21,7 +21,7 @@ import {
   IdeaQuerySchema,
   SimilarListSchema,
   SimilarQuerySchema,
-} from "../catalog/similar_schemas.ts";
+} from "../catalog/similar/similar_schemas.ts";
 import { UsageQuerySchema, UsageReportSchema } from "../metering/usage_schema.ts";
 import { ThemeHistoryQuerySchema, ThemeHistorySchema } from "../catalog/trend_schemas.ts";
 import { watchPaths, watchSchemas } from "./openapi_watches.ts";

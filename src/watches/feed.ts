@@ -4,7 +4,7 @@
  */
 import type { Sql } from "../db/open.ts";
 import { iso } from "../db/rows.ts";
-import { listColumns, type ListRow, toListItem } from "../catalog/opportunities.ts";
+import { listColumns, type ListRow, toListItem } from "../catalog/lists/opportunities.ts";
 import type { OpportunityListItem } from "../catalog/schemas.ts";
 import { sha256Hex } from "../platform/crypto.ts";
 import { feedThemeChanges, type ThemeChange } from "./theme_watches.ts";

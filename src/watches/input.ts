@@ -11,7 +11,7 @@ import { textProblem } from "../platform/text.ts";
 import { searchText } from "../catalog/common.ts";
 import { InvalidParameterError, type ParameterProblem } from "../platform/errors.ts";
 import type { WatchQuery } from "./schemas.ts";
-import { SUB_SCORE_FILTERS } from "../catalog/sub_scores.ts";
+import { SUB_SCORE_FILTERS } from "../catalog/lists/sub_scores.ts";
 
 // A watch's body is at most three levels deep (deliveries.webhook.url); deeper nesting is refused
 // before anything walks it (thousands of levels would exhaust the stack).

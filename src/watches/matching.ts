@@ -7,7 +7,7 @@
  *   every row the transaction inserts and the filter columns of every row it updates, as they
  *   were before its first update;
  * - `recordNewMatches` (at the end) joins each active watch with those rows on its filters, the
- *   same rules as the list query of GET /api/v1/opportunities (catalog/opportunities.ts,
+ *   same rules as the list query of GET /api/v1/opportunities (catalog/lists/opportunities.ts,
  *   listFilter; tests/watches hold the two to the same answers). A row is new for a watch when
  *   it matches now and did not match with its values before the import: an inserted row that
  *   matches, an existing row whose score rises into the watch's min_score (or whose title gains

@@ -7,7 +7,7 @@
  * injectable clock, so tests can walk through 3 days of retries at once.
  */
 import type { Sql } from "../db/open.ts";
-import { listColumns, type ListRow, toListItem } from "../catalog/opportunities.ts";
+import { listColumns, type ListRow, toListItem } from "../catalog/lists/opportunities.ts";
 import type { OpportunityListItem } from "../catalog/schemas.ts";
 import { eventIdOf, recordAttempt } from "./attempts.ts";
 import { digestMail, disabledNoticeMail, type WatchMailer } from "./digest.ts";

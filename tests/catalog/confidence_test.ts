@@ -1,7 +1,7 @@
 /**
- * How well an answer to `q` addresses it (src/catalog/judge.ts, confidence.ts, suggestions.ts)
- * and how a question is read (framing.ts, subject.ts), on the demo data (2,000 opportunities),
- * on both engines:
+ * How well an answer to `q` addresses it (src/catalog/questions/judge.ts, confidence.ts,
+ * suggestions.ts) and how a question is read (framing.ts, subject.ts), on the demo data (2,000
+ * opportunities), on both engines:
  * - calibration: questions made from the data's words
  *   (bench/questions/relevance_questions.ts) answer with a confidence of 0.5 or more, questions
  *   on what it does not cover
@@ -17,7 +17,7 @@ import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
 import { relevanceQuestions } from "../../bench/questions/relevance_questions.ts";
 import { OUTSIDE_QUESTIONS } from "../helpers/outside_questions.ts";
 import { dbTest } from "../helpers/db.ts";
-import { readSubject } from "../../src/catalog/subject.ts";
+import { readSubject } from "../../src/catalog/questions/subject.ts";
 import type { Sql } from "../../src/db/open.ts";
 
 const OPPORTUNITIES = 2000;

@@ -1,6 +1,6 @@
 /** threadUrl: evidence links are public threads, never a person's page. */
 import assert from "node:assert/strict";
-import { threadUrl } from "../../src/catalog/evidence_url.ts";
+import { threadUrl } from "../../src/catalog/lists/evidence_url.ts";
 
 Deno.test("threadUrl keeps threads and drops profiles, credentials and other schemes", async (t) => {
   await t.step("threads stay (the fragment goes)", () => {

@@ -1,5 +1,5 @@
 /**
- * Questions in other words (src/catalog/expansion.ts, sql/0021_word_vectors.sql): the word
+ * Questions in other words (src/catalog/meaning/expansion.ts, sql/0021_word_vectors.sql): the word
  * vectors are loaded by the migration, a question that shares no telling word with a theme finds
  * it, and the lift stays below the question's own words. On both engines.
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { SHARE, themeBoosts, themeLift, warmReading } from "../../src/catalog/expansion.ts";
+import { SHARE, themeBoosts, themeLift, warmReading } from "../../src/catalog/meaning/expansion.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";

@@ -1,9 +1,10 @@
 /**
- * withoutFraming (src/catalog/framing.ts): the words that frame a question leave it, its subject
- * stays; quoted words and exclusions are kept as written; a q without framing words is itself.
+ * withoutFraming (src/catalog/questions/framing.ts): the words that frame a question leave it, its
+ * subject stays; quoted words and exclusions are kept as written; a q without framing words is
+ * itself.
  */
 import assert from "node:assert/strict";
-import { withoutFraming } from "../../src/catalog/framing.ts";
+import { withoutFraming } from "../../src/catalog/questions/framing.ts";
 
 Deno.test("withoutFraming keeps a question's subject and drops its framing", async (t) => {
   const cases: [string, string][] = [

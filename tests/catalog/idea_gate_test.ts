@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
-import { IdeaQuerySchema, SimilarQuerySchema } from "../../src/catalog/similar_schemas.ts";
+import { IdeaQuerySchema, SimilarQuerySchema } from "../../src/catalog/similar/similar_schemas.ts";
 import type { ReadRouter } from "../../src/db/replicas.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";

@@ -1,11 +1,11 @@
 /**
- * The summary counts (sql/*_list_counts.sql, src/catalog/counts.ts): the total of every filter
- * combination without q equals count(*) of the same filters, after imports, upserts, updates,
- * deletes and a truncate, property-style over many random combinations, on both engines.
+ * The summary counts (sql/*_list_counts.sql, src/catalog/lists/counts.ts): the total of every
+ * filter combination without q equals count(*) of the same filters, after imports, upserts,
+ * updates, deletes and a truncate, property-style over many random combinations, on both engines.
  */
 import assert from "node:assert/strict";
-import { type CountFilter, countFromSummary } from "../../src/catalog/counts.ts";
-import { countByScan, countOpportunities } from "../../src/catalog/opportunities.ts";
+import { type CountFilter, countFromSummary } from "../../src/catalog/lists/counts.ts";
+import { countByScan, countOpportunities } from "../../src/catalog/lists/opportunities.ts";
 import { OpportunityQuerySchema, RECOMMENDATIONS } from "../../src/catalog/schemas.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { importLines } from "../../src/ingest/import.ts";

@@ -1,15 +1,15 @@
 /**
- * The list index (src/catalog/list_index.ts) beyond the sweep of list_sweep_test.ts: the walk of
- * the newest order that large lists take, the holder's loads (once at a time, never an older
+ * The list index (src/catalog/lists/list_index.ts) beyond the sweep of list_sweep_test.ts: the walk
+ * of the newest order that large lists take, the holder's loads (once at a time, never an older
  * version, a failure retried later, a catalogue too large left alone), and a page whose row was
  * deleted since the index was read, which PostgreSQL answers instead.
  */
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
-import { type ListIndex, loadListIndex, newestOrder } from "../../src/catalog/list_index.ts";
-import { createListIndexes } from "../../src/catalog/list_index_holder.ts";
-import { indexPage } from "../../src/catalog/list_index_page.ts";
+import { type ListIndex, loadListIndex, newestOrder } from "../../src/catalog/lists/list_index.ts";
+import { createListIndexes } from "../../src/catalog/lists/list_index_holder.ts";
+import { indexPage } from "../../src/catalog/lists/list_index_page.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { dbTest } from "../helpers/db.ts";
 import { random, valuesOf } from "../helpers/sweep_values.ts";

@@ -2,8 +2,8 @@
  * Every combination of the list filters, with every sort, page and cursor page, answers what a
  * plain count(*) and order by over opportunities answer: a randomised sweep (fixed seed, so that
  * a failure can be replayed) through the list as the service answers it (the total and the score
- * bands from the summary counts, src/catalog/score_band.ts; the bands of the sub-score orders from
- * the pair counts of the cubes, src/catalog/sub_band.ts), on both engines.
+ * bands from the summary counts, src/catalog/lists/score_band.ts; the bands of the sub-score orders
+ * from the pair counts of the cubes, src/catalog/lists/sub_band.ts), on both engines.
  */
 import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
@@ -99,8 +99,8 @@ function randomQuery(next: () => number, values: Values): Record<string, unknown
 
 /**
  * Sweeps `n` random combinations; returns how many had rows. With `index`, every list is answered
- * from the list index (src/catalog/list_index.ts) at the database's data version, and the sweep
- * checks that it was; without, from the statements. With `budget`, the answer cache is on and
+ * from the list index (src/catalog/lists/list_index.ts) at the database's data version, and the
+ * sweep checks that it was; without, from the statements. With `budget`, the answer cache is on and
  * everything draws from that memory budget (src/platform/memory.ts).
  */
 async function sweep(

@@ -1,15 +1,16 @@
 /**
- * Cursors of a question's list (src/catalog/search.ts with src/catalog/opportunity_cursor.ts): `q`
- * in relevance order ranks its first candidates and continues in score order, and a best match
- * ranks the candidates of each word; next_cursor walks either exactly as the page numbers do, a
- * position among the candidates first, then the keys of the last row read. A few candidates
- * stand in for the thousand of production, so that every walk crosses into the rest.
+ * Cursors of a question's list (src/catalog/questions/search.ts with
+ * src/catalog/lists/opportunity_cursor.ts): `q` in relevance order ranks its first candidates and
+ * continues in score order, and a best match ranks the candidates of each word; next_cursor walks
+ * either exactly as the page numbers do, a position among the candidates first, then the keys of
+ * the last row read. A few candidates stand in for the thousand of production, so that every walk
+ * crosses into the rest.
  */
 import assert from "node:assert/strict";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { type Memo, searchOpportunities } from "../../src/catalog/search.ts";
-import { checkCursor } from "../../src/catalog/opportunity_cursor.ts";
+import { type Memo, searchOpportunities } from "../../src/catalog/questions/search.ts";
+import { checkCursor } from "../../src/catalog/lists/opportunity_cursor.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { InvalidCursorError } from "../../src/platform/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * `q` read as a question (sql/0013_search_english.sql, src/catalog/search.ts): English
+ * `q` read as a question (sql/0013_search_english.sql, src/catalog/questions/search.ts): English
  * stems, prefixes on stems, short words whole, stop words optional outside quotes and counted
  * inside them, best match with `match`, relevance by default with q (title above description,
  * rare words above common ones, ties by score), exclusions under best match, the blog alike,

@@ -1,17 +1,17 @@
 /**
- * The sub-scores' summary in memory (src/catalog/scores_cube.ts) counts as PostgreSQL does over
- * the same summary, platform case and all, and gives way to PostgreSQL past its size bound. On
+ * The sub-scores' summary in memory (src/catalog/lists/scores_cube.ts) counts as PostgreSQL does
+ * over the same summary, platform case and all, and gives way to PostgreSQL past its size bound. On
  * both engines. (tests/catalog/list_sweep_test.ts checks it against count(*) too.)
  */
 import assert from "node:assert/strict";
-import { scoreCountsFromSummary } from "../../src/catalog/counts.ts";
+import { scoreCountsFromSummary } from "../../src/catalog/lists/counts.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import {
   countsOfCubes,
   loadScoresCube,
   pairCountsOfCubes,
   scoreCountsOfCubes,
-} from "../../src/catalog/scores_cube.ts";
+} from "../../src/catalog/lists/scores_cube.ts";
 import { VersionedCache } from "../../src/catalog/cache.ts";
 import { dbTest } from "../helpers/db.ts";
 

@@ -9,7 +9,7 @@ import {
   findPage,
   type PagePlan,
   pagePlan,
-} from "../../src/catalog/opportunities.ts";
+} from "../../src/catalog/lists/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { listBlogPosts } from "../../src/catalog/blog_posts.ts";
-import { countOpportunities, listOpportunityPage } from "../../src/catalog/opportunities.ts";
+import { countOpportunities, listOpportunityPage } from "../../src/catalog/lists/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";

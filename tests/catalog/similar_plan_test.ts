@@ -8,7 +8,11 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { candidateIds, opportunityTerms, textTerms } from "../../src/catalog/similarity.ts";
+import {
+  candidateIds,
+  opportunityTerms,
+  textTerms,
+} from "../../src/catalog/questions/similarity.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { withTestDb } from "../helpers/db.ts";

@@ -1,11 +1,11 @@
 /**
- * The band arithmetic of the sub-score orders (src/catalog/sub_band.ts) and of the score order
- * (src/catalog/score_band.ts): checked against lists held in memory, where a band's read is the
- * list's rows between its pairs, so a band that is wrong either returns other rows or is read
- * twice. (tests/catalog/list_sweep_test.ts checks the same through PostgreSQL.)
+ * The band arithmetic of the sub-score orders (src/catalog/lists/sub_band.ts) and of the score
+ * order (src/catalog/lists/score_band.ts): checked against lists held in memory, where a band's
+ * read is the list's rows between its pairs, so a band that is wrong either returns other rows or
+ * is read twice. (tests/catalog/list_sweep_test.ts checks the same through PostgreSQL.)
  */
 import assert from "node:assert/strict";
-import { bucketSpan, offsetBand } from "../../src/catalog/score_band.ts";
+import { bucketSpan, offsetBand } from "../../src/catalog/lists/score_band.ts";
 import {
   type Pair,
   type PairBand,
@@ -13,9 +13,9 @@ import {
   type PairCounts,
   pairCursorFloor,
   pairOffsetBand,
-} from "../../src/catalog/sub_band.ts";
+} from "../../src/catalog/lists/sub_band.ts";
 import { encodeCursor } from "../../src/catalog/cursor.ts";
-import { opportunityScope } from "../../src/catalog/opportunity_cursor.ts";
+import { opportunityScope } from "../../src/catalog/lists/opportunity_cursor.ts";
 import { type OpportunityQuery, OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import { random } from "../helpers/sweep_values.ts";
 

@@ -1,10 +1,14 @@
 /**
- * The learned reading of a question's theme (src/catalog/theme_words.ts): its examples come from
- * the catalogue's own texts on both engines, and the trained model reads a question in words the
- * catalogue never uses.
+ * The learned reading of a question's theme (src/catalog/meaning/theme_words.ts): its examples come
+ * from the catalogue's own texts on both engines, and the trained model reads a question in words
+ * the catalogue never uses.
  */
 import assert from "node:assert/strict";
-import { readThemeWords, scoreThemeWords, trainThemeWords } from "../../src/catalog/theme_words.ts";
+import {
+  readThemeWords,
+  scoreThemeWords,
+  trainThemeWords,
+} from "../../src/catalog/meaning/theme_words.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
 import { dbTest } from "../helpers/db.ts";

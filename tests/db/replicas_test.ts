@@ -14,9 +14,10 @@ import { BASE, FIXTURE_LINES, loadFixture, makeKey, setUsed, usedOf } from "../h
 import { canReplicate, type ReplicaPair, startReplicaPair } from "../helpers/replication.ts";
 
 /**
- * Only the count statements of a list read (src/catalog/counts.ts) contain this. Those are read
- * with the list index off (LIST_INDEX_MAX_ROWS=0), as every app here is unless it says otherwise:
- * with it, a list reads only its page's rows (LIST_ROWS), and the index itself on the primary.
+ * Only the count statements of a list read (src/catalog/lists/counts.ts) contain this. Those are
+ * read with the list index off (LIST_INDEX_MAX_ROWS=0), as every app here is unless it says
+ * otherwise: with it, a list reads only its page's rows (LIST_ROWS), and the index itself on the
+ * primary.
  */
 const LIST_COUNT = "sum(c.n)";
 const LIST_ROWS = "o.id = any(";

@@ -76,7 +76,7 @@ dbTest(
   async (db, t) => {
     const opp = await loadFixture(db.sql);
     const { key } = await makeKey(db.sql, "business");
-    const { getOpportunity } = await import("../../src/catalog/opportunities.ts");
+    const { getOpportunity } = await import("../../src/catalog/lists/opportunities.ts");
     // Every fixture opportunity: with and without evidence and a related article.
     for (const [name, id] of Object.entries(opp)) {
       await t.step(name, async () => {

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { importLines } from "../../src/ingest/import.ts";
-import { IdeaMatchSchema, SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
+import { IdeaMatchSchema, SimilarListSchema } from "../../src/catalog/similar/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
 import { catalogueLines } from "../helpers/catalogue_lines.ts";
 import { makeKey, mcpPost, restTwinArgs, type TestApp, testApp } from "../helpers/app.ts";

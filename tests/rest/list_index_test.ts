@@ -1,6 +1,6 @@
 /**
- * Lists through REST once the list index is held (src/catalog/list_index.ts): their rows are read
- * in the admission statement (a ListPlan of content.ts), and each answer equals what the
+ * Lists through REST once the list index is held (src/catalog/lists/list_index.ts): their rows are
+ * read in the admission statement (a ListPlan of content.ts), and each answer equals what the
  * statements alone answer, charged once; after an import the lists follow the new version (from
  * PostgreSQL until the new index is held, then from it).
  */

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { importLines } from "../../src/ingest/import.ts";
-import { SimilarListSchema } from "../../src/catalog/similar_schemas.ts";
-import { IdeaMatchSchema } from "../../src/catalog/similar_schemas.ts";
+import { SimilarListSchema } from "../../src/catalog/similar/similar_schemas.ts";
+import { IdeaMatchSchema } from "../../src/catalog/similar/similar_schemas.ts";
 import { dbTest } from "../helpers/db.ts";
 import { catalogueLines } from "../helpers/catalogue_lines.ts";
 import { makeKey, mcpPost, restTwinArgs, type TestApp, testApp, usedOf } from "../helpers/app.ts";

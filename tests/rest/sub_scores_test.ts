@@ -1,5 +1,5 @@
 /**
- * The sub-score filters and orders of GET /api/v1/opportunities (src/catalog/sub_scores.ts):
+ * The sub-score filters and orders of GET /api/v1/opportunities (src/catalog/lists/sub_scores.ts):
  * inclusive bounds, refusals (422 invalid_parameter, uncharged), each order equal to a plain
  * order by (with q too), cursor walks equal to page walks, a cursor of other bounds refused, the
  * same answers from MCP's query_opportunities and the export, on both engines.

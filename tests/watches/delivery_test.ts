@@ -11,7 +11,7 @@ import { loadFixture, makeKey, testApp } from "../helpers/app.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import { createDeliveryWorker } from "../../src/watches/worker.ts";
 import { TESTS_PER_MINUTE } from "../../src/watches/webhook.ts";
-import { countOpportunities, listOpportunityPage } from "../../src/catalog/opportunities.ts";
+import { countOpportunities, listOpportunityPage } from "../../src/catalog/lists/opportunities.ts";
 import { OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
 import {
   changedFixtureLine,

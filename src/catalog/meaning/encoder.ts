@@ -7,8 +7,8 @@
  *
  * One encoder per process, started once (a server's start, an import) and never awaited by a
  * request: until it is ready, or when it failed to load, `readyEncoder()` is undefined and
- * questions are read by their words alone (src/catalog/search.ts). A question's vector is kept
- * (QUESTIONS at most, least recently used out), so a question asked again costs nothing.
+ * questions are read by their words alone (src/catalog/questions/search.ts). A question's vector is
+ * kept (QUESTIONS at most, least recently used out), so a question asked again costs nothing.
  */
 
 import type { MemoryBudget } from "../../platform/memory.ts";

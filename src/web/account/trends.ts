@@ -9,7 +9,7 @@
  */
 import type { Sql } from "../../db/open.ts";
 import { type Plan, PLAN_NAMES, PLAN_RANK } from "../../platform/plans.ts";
-import { listThemeTrends, type ThemeTrend } from "../../catalog/theme_history.ts";
+import { listThemeTrends, type ThemeTrend } from "../../catalog/themes/theme_history.ts";
 import { TREND_STATUSES } from "../../catalog/trend_rule.ts";
 import { lineChart } from "../chart.ts";
 import { html, page, type SafeHtml } from "../html.ts";

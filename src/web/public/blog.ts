@@ -9,7 +9,7 @@ import type { Sql } from "../../db/open.ts";
 import { NotFoundError } from "../../platform/errors.ts";
 import { getBlogPost, listBlogPosts } from "../../catalog/blog_posts.ts";
 import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
-import { getOpportunity } from "../../catalog/opportunities.ts";
+import { getOpportunity } from "../../catalog/lists/opportunities.ts";
 import type { VersionedCache } from "../../catalog/cache.ts";
 import {
   type BlogListItem,

@@ -10,8 +10,8 @@
 import { z } from "zod";
 import type { Content } from "../../catalog/content.ts";
 import type { Sql } from "../../db/open.ts";
-import { type PublicList, searchPublicCatalogue } from "../../catalog/public_search.ts";
-import type { ListQuery } from "../../catalog/opportunities.ts";
+import { type PublicList, searchPublicCatalogue } from "../../catalog/public/public_search.ts";
+import type { ListQuery } from "../../catalog/lists/opportunities.ts";
 import { parseQuery } from "../../catalog/params.ts";
 import { OpportunityQuerySchema, RECOMMENDATIONS } from "../../catalog/schemas.ts";
 import type { Category } from "../../catalog/schemas.ts";

@@ -3,7 +3,7 @@
  * lifecycle status and opportunity count, linking to the theme's page) and its best
  * opportunities; the full records and lists through the API are the Pro plan's.
  */
-import type { PublicCategory } from "../../catalog/public_catalog.ts";
+import type { PublicCategory } from "../../catalog/public/public_catalog.ts";
 import type { OpportunityListItem } from "../../catalog/schemas.ts";
 import { html, page } from "../html.ts";
 import { cataloguePath } from "./catalogue_page.ts";

@@ -3,14 +3,17 @@
  * of every opportunity the API and the tools answer): title, verdict, score and its four parts,
  * audience, theme and category, evidence count and the related article, plus the way to the full
  * record. It shows what list items show and nothing of the paid detail (the query does not even
- * read it: src/catalog/public_opportunity.ts). The id finds the page; a wrong or missing slug
- * redirects to the canonical address, so links survive a retitled opportunity. Pages are cached
- * like articles (src/web/page_cache.ts).
+ * read it: src/catalog/public/public_opportunity.ts). The id finds the page; a wrong or missing
+ * slug redirects to the canonical address, so links survive a retitled opportunity. Pages are
+ * cached like articles (src/web/page_cache.ts).
  */
 import type { Sql } from "../../db/open.ts";
 import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
 import type { VersionedCache } from "../../catalog/cache.ts";
-import { getPublicOpportunity, type PublicOpportunity } from "../../catalog/public_opportunity.ts";
+import {
+  getPublicOpportunity,
+  type PublicOpportunity,
+} from "../../catalog/public/public_opportunity.ts";
 import { formatDate, html, page } from "../html.ts";
 import { lineChart } from "../chart.ts";
 import { cachedPage, type Rendered, rendered } from "../page_cache.ts";

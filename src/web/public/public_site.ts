@@ -7,7 +7,11 @@ import type { Sql } from "../../db/open.ts";
 import { type QueryContext, readDataVersion } from "../../catalog/common.ts";
 import type { VersionedCache } from "../../catalog/cache.ts";
 import type { Content } from "../../catalog/content.ts";
-import { getPublicCategory, getPublicTheme, listPlatforms } from "../../catalog/public_catalog.ts";
+import {
+  getPublicCategory,
+  getPublicTheme,
+  listPlatforms,
+} from "../../catalog/public/public_catalog.ts";
 import { cachedPage, type Rendered, rendered } from "../page_cache.ts";
 import {
   catalogueList,

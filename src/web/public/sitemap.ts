@@ -18,7 +18,7 @@ import {
   opportunityEntries,
   opportunityParts,
   type SitemapEntry,
-} from "../../catalog/sitemap.ts";
+} from "../../catalog/public/sitemap.ts";
 import { escapeHtml } from "../html.ts";
 
 /** URLs per sitemap file at most (the protocol's limit). */

@@ -5,7 +5,7 @@
  * full history and lists by status are the Pro plan's, named with the API call and tool that give
  * them.
  */
-import type { PublicTheme } from "../../catalog/public_catalog.ts";
+import type { PublicTheme } from "../../catalog/public/public_catalog.ts";
 import { lineChart } from "../chart.ts";
 import { html, page } from "../html.ts";
 import { cataloguePath } from "./catalogue_page.ts";
