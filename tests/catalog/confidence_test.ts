@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { type OpportunityList, OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { generateDemoRecords, seedDemo } from "../../src/ingest/seed.ts";
+import { generateDemoRecords } from "../../src/ingest/seed.ts";
 import { relevanceQuestions } from "../../bench/questions/relevance_questions.ts";
 import { OUTSIDE_QUESTIONS } from "../helpers/outside_questions.ts";
 import { dbTest } from "../helpers/db.ts";
@@ -23,8 +23,8 @@ import type { Sql } from "../../src/db/open.ts";
 const OPPORTUNITIES = 2000;
 const INSIDE = 120;
 
+/** The content operations on a test's database (seeded with OPPORTUNITIES demo rows). */
 async function setup(sql: Sql, forcePlans: boolean) {
-  await seedDemo(sql, { opportunities: OPPORTUNITIES });
   const content = createContent(sql, { publicBaseUrl: "x", forcePlans }, { maxEntries: 0 });
   const version = await readDataVersion(sql);
   const themeOf = new Map(
@@ -99,7 +99,7 @@ dbTest("confidence: calibrated on questions inside and outside the catalogue", a
       where t.slug = 'product-photos' and o.id in ${db.sql(ids)}`;
     assert.equal(inTheme.length, ids.length);
   });
-});
+}, { seed: { opportunities: OPPORTUNITIES } });
 
 dbTest("confidence: the fields with and without q", async (db, t) => {
   const { ask } = await setup(db.sql, db.engine === "postgres");
@@ -124,7 +124,7 @@ dbTest("confidence: the fields with and without q", async (db, t) => {
     assert.equal(next.confidence, list.confidence);
     assert.equal(byScore.confidence, list.confidence);
   });
-});
+}, { seed: { opportunities: OPPORTUNITIES } });
 
 dbTest("framing words do not drive the answer; a named category comes first", async (db, t) => {
   const { ask, categoryOf } = await setup(db.sql, db.engine === "postgres");
@@ -188,4 +188,4 @@ dbTest("framing words do not drive the answer; a named category comes first", as
     assert.deepEqual(framed.items.map((i) => i.id), bare.items.map((i) => i.id));
     assert.equal(framed.total, bare.total);
   });
-});
+}, { seed: { opportunities: OPPORTUNITIES } });

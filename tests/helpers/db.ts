@@ -1,12 +1,16 @@
 /**
  * Every database test runs twice, on the local PostgreSQL and on the embedded database, each
  * time on a fresh migrated database of its own:
- * - PostgreSQL: a template database migrated once per test file, and a copy of it per test
+ * - PostgreSQL: a template database migrated once per run, and a copy of it per test
  *   (`create database ... template`: about 0.3 s, where migrating took 2-4 s); each copy is
- *   dropped after its test, the template after the file's last test.
+ *   dropped after its test; a template of demo data (`seed`) after the file's last test.
  * - Embedded: PGlite is a single session (a `SET search_path` would leak to every connection),
- *   so each test gets its own instance, loaded from a snapshot migrated once per file (0.3 s
- *   instead of 2 s for a new one).
+ *   so each test gets its own instance, loaded from a snapshot migrated once per run (0.3 s
+ *   instead of 2 s for a new one; making the snapshot took 5-8 s, once per file before).
+ * - `seed`: demo data seeded once per file and shape, in a template each test copies.
+ * - The templates of a run outlive it (the files of `deno test --parallel` share no teardown): the
+ *   next run drops those of runs that have ended (`oi_tpl_PID_KEY` databases,
+ *   `oi-test-embedded-PID-KEY.tar` in the temporary directory).
  */
 import postgres from "postgres";
 import { migrate } from "../../src/db/migrate.ts";
@@ -45,18 +49,69 @@ function pgUrl(name: string): string {
   return url.toString();
 }
 
-/** The test file's template database, migrated on first use; its name. */
-function filePgTemplate(): Promise<string> {
+/**
+ * What the migrations are (sql/ and the runner): a template made from them serves every file of a
+ * run while they stay the same.
+ */
+async function migrationsKey(): Promise<string> {
+  const root = new URL("../../", import.meta.url);
+  const names = [...Deno.readDirSync(new URL("sql/", root))].map((e) => `sql/${e.name}`).sort();
+  const texts = await Promise.all(
+    [...names, "src/db/migrate.ts"].map((n) => Deno.readTextFile(new URL(n, root))),
+  );
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(names.join("\n") + texts.join("\n")),
+  );
+  return [...new Uint8Array(digest)].slice(0, 5).map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** Whether the process `pid` still runs (a template of a run that ended is dropped). */
+function alive(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return pid === Deno.pid;
+  }
+}
+
+/**
+ * The run's template database, migrated once for every file of the run (the files of
+ * `deno test --parallel` share the process, so its pid names the run): `oi_tpl_PID_KEY`. Made
+ * under an advisory lock, migrated under another name and renamed when done. It outlives the run:
+ * the next run drops the templates of runs that have ended.
+ */
+function runPgTemplate(): Promise<string> {
   pgTemplate ??= (async () => {
+    const name = `oi_tpl_${Deno.pid}_${await migrationsKey()}`;
     const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-    const name = randomName("oi_tpl");
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    // Its connection ends before any copy: a template with a session open cannot be copied.
-    const setup = postgres(pgUrl(name), { max: 1, onnotice: silent });
-    await migrate(setup);
-    await setup.end();
-    return name;
+    try {
+      await admin`select pg_advisory_lock(hashtext(${name}))`;
+      const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+      if (!found) {
+        const old = await admin<{ datname: string }[]>`
+          select datname from pg_database where datname ~ '^oi_tpl_[0-9]+_[0-9a-f]+$'`;
+        for (const { datname } of old) {
+          if (!alive(Number(datname.split("_")[2]))) {
+            await admin.unsafe(`drop database if exists ${datname} with (force)`);
+          }
+        }
+        const building = `${name}_new`;
+        await admin.unsafe(`drop database if exists ${building} with (force)`);
+        await admin.unsafe(`create database ${building}`);
+        // Its connection ends before any copy: a template with a session open cannot be copied.
+        const setup = postgres(pgUrl(building), { max: 1, onnotice: silent });
+        await migrate(setup);
+        await setup.end();
+        await admin.unsafe(`alter database ${building} rename to ${name}`);
+      }
+      await admin`select pg_advisory_unlock(hashtext(${name}))`;
+      return name;
+    } finally {
+      await admin.end();
+    }
   })();
   return pgTemplate;
 }
@@ -69,7 +124,7 @@ function seededPgTemplate(seed: Seed): Promise<string> {
     made = (async () => {
       const name = randomName("oi_tpl");
       const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-      await admin.unsafe(`create database ${name} template ${await filePgTemplate()}`);
+      await admin.unsafe(`create database ${name} template ${await runPgTemplate()}`);
       await admin.end();
       const setup = postgres(pgUrl(name), { max: 1, onnotice: silent });
       await seedDemo(setup, seed);
@@ -87,7 +142,7 @@ function seededEmbeddedTemplate(seed: Seed): Promise<Blob> {
   let made = embeddedSeeded.get(key);
   if (!made) {
     made = (async () => {
-      const server = await startEmbedded("memory://", { from: await fileEmbeddedTemplate() });
+      const server = await startEmbedded("memory://", { from: await runEmbeddedTemplate() });
       const sql = postgres(embeddedUrl(server), { max: 1, onnotice: silent });
       await seedDemo(sql, seed);
       await sql.end();
@@ -100,17 +155,65 @@ function seededEmbeddedTemplate(seed: Seed): Promise<Blob> {
   return made;
 }
 
-function fileEmbeddedTemplate(): Promise<Blob> {
+/**
+ * The run's embedded snapshot, migrated once for every file of the run and kept in a file of the
+ * temporary directory (`oi-test-embedded-PID-KEY.tar`): the first file to need it makes it while
+ * holding a lock file, the others wait for it. The next run removes the snapshots of runs that
+ * have ended.
+ */
+function runEmbeddedTemplate(): Promise<Blob> {
   embeddedTemplate ??= (async () => {
-    const server = await startEmbedded("memory://");
-    const sql = postgres(embeddedUrl(server), { max: 1, onnotice: silent });
-    await migrate(sql);
-    await sql.end();
-    const blob = await server.dump();
-    await server.close();
-    return blob;
+    const dir = Deno.env.get("TMPDIR") ?? "/tmp";
+    const prefix = "oi-test-embedded-";
+    const path = `${dir}/${prefix}${Deno.pid}-${await migrationsKey()}.tar`;
+    const read = async () => new Blob([await Deno.readFile(path)]);
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      try {
+        return await read();
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+      let lock: Deno.FsFile | undefined;
+      try {
+        lock = await Deno.open(`${path}.lock`, { createNew: true, write: true });
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      }
+      if (lock) {
+        try {
+          for (const entry of Deno.readDirSync(dir)) {
+            const pid = Number(entry.name.slice(prefix.length).split("-")[0]);
+            if (entry.name.startsWith(prefix) && !alive(pid)) {
+              await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
+            }
+          }
+          const blob = await migratedSnapshot();
+          const part = `${path}.${crypto.randomUUID()}`;
+          await Deno.writeFile(part, new Uint8Array(await blob.arrayBuffer()));
+          await Deno.rename(part, path);
+          return blob;
+        } finally {
+          lock.close();
+          await Deno.remove(`${path}.lock`).catch(() => {});
+        }
+      }
+      if (Date.now() > deadline) return await migratedSnapshot();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   })();
   return embeddedTemplate;
+}
+
+/** A fresh embedded database, migrated, as a snapshot. */
+async function migratedSnapshot(): Promise<Blob> {
+  const server = await startEmbedded("memory://");
+  const sql = postgres(embeddedUrl(server), { max: 1, onnotice: silent });
+  await migrate(sql);
+  await sql.end();
+  const blob = await server.dump();
+  await server.close();
+  return blob;
 }
 
 function embeddedUrl(server: EmbeddedServer): string {
@@ -146,7 +249,7 @@ export async function withTestDb<T>(
   let url: string;
   let dispose: () => Promise<void>;
   if (engine === "postgres") {
-    const template = options.seed ? await seededPgTemplate(options.seed) : await filePgTemplate();
+    const template = options.seed ? await seededPgTemplate(options.seed) : await runPgTemplate();
     const name = randomName("oi_test");
     const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
     await admin.unsafe(`create database ${name} template ${template}`);
@@ -158,7 +261,7 @@ export async function withTestDb<T>(
   } else {
     const from = options.seed
       ? await seededEmbeddedTemplate(options.seed)
-      : await fileEmbeddedTemplate();
+      : await runEmbeddedTemplate();
     const server = await startEmbedded("memory://", { from });
     url = embeddedUrl(server);
     dispose = () => server.close();
@@ -197,15 +300,14 @@ export function dbTest(
   }
 }
 
-// Every test file that imports this module drops its template after its last test, whether its
-// tests use dbTest or withTestDb directly.
-Deno.test.afterAll(dropFileTemplate);
+// Every test file that imports this module drops its templates of demo data after its last test,
+// whether its tests use dbTest or withTestDb directly (the run's template stays for other files).
+Deno.test.afterAll(dropFileTemplates);
 
-/** Drops the test file's PostgreSQL template databases. */
-async function dropFileTemplate(): Promise<void> {
-  const names = await Promise.all([...pgSeeded.values(), ...(pgTemplate ? [pgTemplate] : [])]);
+/** Drops the test file's PostgreSQL templates of demo data. */
+async function dropFileTemplates(): Promise<void> {
+  const names = await Promise.all(pgSeeded.values());
   pgSeeded.clear();
-  pgTemplate = undefined;
   if (names.length === 0) return;
   const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
   for (const name of names) await admin.unsafe(`drop database if exists ${name} with (force)`);
