@@ -118,41 +118,37 @@ function runPgTemplate(): Promise<string> {
 
 /** The file's template database with `seed`'s demo data, seeded on first use; its name. */
 function seededPgTemplate(seed: Seed): Promise<string> {
-  const key = JSON.stringify(seed);
-  let made = pgSeeded.get(key);
-  if (!made) {
-    made = (async () => {
-      const name = randomName("oi_tpl");
-      const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-      await admin.unsafe(`create database ${name} template ${await runPgTemplate()}`);
-      await admin.end();
-      const setup = postgres(pgUrl(name), { max: 1, onnotice: silent });
-      await seedDemo(setup, seed);
-      await setup.end();
-      return name;
-    })();
-    pgSeeded.set(key, made);
-  }
-  return made;
+  return oncePerSeed(pgSeeded, seed, async () => {
+    const name = randomName("oi_tpl");
+    const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
+    await admin.unsafe(`create database ${name} template ${await runPgTemplate()}`);
+    await admin.end();
+    const setup = postgres(pgUrl(name), { max: 1, onnotice: silent });
+    await seedDemo(setup, seed);
+    await setup.end();
+    return name;
+  });
 }
 
 /** The file's embedded snapshot with `seed`'s demo data, made on first use. */
 function seededEmbeddedTemplate(seed: Seed): Promise<Blob> {
+  return oncePerSeed(
+    embeddedSeeded,
+    seed,
+    async () => snapshotAfter(await runEmbeddedTemplate(), (sql) => seedDemo(sql, seed)),
+  );
+}
+
+/** What `make` makes for one shape of `seed`, made once and kept in `made`. */
+function oncePerSeed<T>(
+  made: Map<string, Promise<T>>,
+  seed: Seed,
+  make: () => Promise<T>,
+): Promise<T> {
   const key = JSON.stringify(seed);
-  let made = embeddedSeeded.get(key);
-  if (!made) {
-    made = (async () => {
-      const server = await startEmbedded("memory://", { from: await runEmbeddedTemplate() });
-      const sql = postgres(embeddedUrl(server), { max: 1, onnotice: silent });
-      await seedDemo(sql, seed);
-      await sql.end();
-      const blob = await server.dump();
-      await server.close();
-      return blob;
-    })();
-    embeddedSeeded.set(key, made);
-  }
-  return made;
+  let value = made.get(key);
+  if (!value) made.set(key, value = make());
+  return value;
 }
 
 /**
@@ -206,10 +202,18 @@ function runEmbeddedTemplate(): Promise<Blob> {
 }
 
 /** A fresh embedded database, migrated, as a snapshot. */
-async function migratedSnapshot(): Promise<Blob> {
-  const server = await startEmbedded("memory://");
+function migratedSnapshot(): Promise<Blob> {
+  return snapshotAfter(undefined, migrate);
+}
+
+/** An embedded database loaded from `from` (none: a new one), after `work` on it, as a snapshot. */
+async function snapshotAfter(
+  from: Blob | undefined,
+  work: (sql: Sql) => Promise<unknown>,
+): Promise<Blob> {
+  const server = await startEmbedded("memory://", { from });
   const sql = postgres(embeddedUrl(server), { max: 1, onnotice: silent });
-  await migrate(sql);
+  await work(sql);
   await sql.end();
   const blob = await server.dump();
   await server.close();
