@@ -99,7 +99,10 @@ export async function claimJobs(
       update watch_jobs j set state = 'dead', locked_until = null, finished_at = ${now}
       from due where j.id = due.id and j.attempts >= ${MAX_ATTEMPTS}
     )
-    select c.id::text, c.watch_id, c.kind, c.opportunity_ids, c.change_ids::text[], c.payload, c.attempts, w.name,
+    -- The id arrays as JSON: postgres.js parses an array only once its connection has read the
+    -- array types, and a new pool's first statements (a second instance's) can come before that.
+    select c.id::text, c.watch_id, c.kind, to_jsonb(c.opportunity_ids) as opportunity_ids,
+      to_jsonb(c.change_ids::text[]) as change_ids, c.payload, c.attempts, w.name,
       w.webhook_url, w.webhook_secret, w.email_token, a.email as account_email, w.email,
       -- Paused by its owner or by the plan's limit (plan_limit.ts): either way it delivers nothing.
       (w.paused or ${
