@@ -36,6 +36,10 @@ Flags:
   --side S          NAME:CHECKOUT:BUDGET_MB[:HEAP_MB]; sides run in the order given, --rounds times
   --minutes M       Minutes of load per side, split over the three mixes (default 10)
   --rounds N        Rounds over the sides (default 1)
+  --mixes LIST      The mixes to run, of cold,warm,questions (default all three; each gets its
+                    share of --minutes)
+  --settle S        Seconds of quiet after the first answers, before the mixes, so that a side's
+                    background loading is done when its load starts (default 0)
   --write FILE      Also write the report (markdown) to FILE
 `);
 
@@ -43,11 +47,17 @@ const database = arg("--database", "");
 const minutes = Number(arg("--minutes", "10"));
 const rounds = Number(arg("--rounds", "1"));
 const write = arg("--write", "");
+const mixNames = arg("--mixes", "cold,warm,questions").split(",").map((m) => m.trim());
+const settle = Number(arg("--settle", "0"));
 const sides = Deno.args.flatMap((a, i) => Deno.args[i - 1] === "--side" ? [a] : [])
   .map((s) => {
     const [name, checkout, budget, heap] = s.split(":");
     return { name, checkout, budget: Number(budget), heap: Number(heap ?? 0) };
   });
+if (mixNames.some((m) => !["cold", "warm", "questions"].includes(m))) {
+  console.error(`--mixes takes cold, warm and questions, not ${mixNames.join(",")}`);
+  Deno.exit(2);
+}
 if (!database || sides.length === 0) {
   console.error("--database and at least one --side are required (see --help)");
   Deno.exit(2);
@@ -157,13 +167,14 @@ async function runSide(side: (typeof sides)[number]): Promise<SideResult> {
     firsts.next_40_max = next.find((t) => parseInt(String(t)) === slowest)!;
     log(`${side.name}: firsts ${JSON.stringify(firsts)}`);
     const mixes: SideResult["mixes"] = [];
-    const seconds = Math.max(10, Math.round((minutes * 60) / 3));
-    for (
-      const [mix, paths] of [["cold strings", cold], ["warm strings", warm], [
-        "questions",
-        asked,
-      ]] as const
-    ) {
+    if (settle > 0) await sleep(settle * 1000);
+    const seconds = Math.max(10, Math.round((minutes * 60) / mixNames.length));
+    const all = {
+      cold: ["cold strings", cold],
+      warm: ["warm strings", warm],
+      questions: ["questions", asked],
+    } as const;
+    for (const [mix, paths] of mixNames.map((m) => all[m as keyof typeof all])) {
       let rssMax = 0;
       let sampling = true;
       const sampler = (async () => {
@@ -218,7 +229,7 @@ const report = [
     `${kinds.map((k) => r.firsts[k]).join(" | ")} |`
   ),
   "",
-  `Load, ${minutes} minutes per side split over three mixes (wrk, 50 connections); resident memory in MiB:`,
+  `Load, ${minutes} minutes per side split over ${mixNames.length} mixes (wrk, 50 connections); resident memory in MiB:`,
   "",
   "| side | mix | req/s | p50 ms | p99 ms | RSS max | RSS end | parts at the end (MiB) |",
   "|---|---|---|---|---|---|---|---|",
