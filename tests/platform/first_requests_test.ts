@@ -32,7 +32,7 @@ Deno.test("first requests: a request in flight holds it; its answer starts the i
   assert.equal(await isDone(first.settled()), true);
 });
 
-Deno.test("first requests: under steady traffic, settled at maxMs", async () => {
+Deno.test("first requests: under steady traffic, settled at maxMs between two answers", async () => {
   const first = firstRequests({ idleMs: 100, maxMs: 300 });
   const started = performance.now();
   // A request every 20 ms, each in flight for 10: never 100 ms of quiet.
@@ -51,4 +51,33 @@ Deno.test("first requests: under steady traffic, settled at maxMs", async () => 
   // Once settled, enter() counts nothing and holds nothing.
   first.enter();
   assert.equal(await isDone(first.settled()), true);
+});
+
+Deno.test("first requests: past maxMs, a request in flight holds it until its answer", async () => {
+  const first = firstRequests({ idleMs: 1_000, maxMs: 50, lastMs: 5_000 });
+  const leave = first.enter();
+  await sleep(150);
+  assert.equal(await isDone(first.settled()), false, "not during the request");
+  leave();
+  assert.equal(await isDone(first.settled()), true, "right after its answer, not idleMs later");
+});
+
+Deno.test("first requests: requests that always overlap, settled at lastMs", async () => {
+  const first = firstRequests({ idleMs: 100, maxMs: 50, lastMs: 300 });
+  const started = performance.now();
+  // Two requests in flight in turns: never a moment without one.
+  let leave = first.enter();
+  const traffic = (async () => {
+    while (performance.now() - started < 600) {
+      const next = first.enter();
+      leave();
+      leave = next;
+      await sleep(10);
+    }
+    leave();
+  })();
+  await first.settled();
+  const took = performance.now() - started;
+  assert.ok(took >= 290, `not before lastMs (${took.toFixed(0)} ms)`);
+  await traffic;
 });
