@@ -7,7 +7,8 @@
  * - Embedded: PGlite is a single session (a `SET search_path` would leak to every connection),
  *   so each test gets its own instance, loaded from a snapshot migrated once per run (0.3 s
  *   instead of 2 s for a new one; making the snapshot took 5-8 s, once per file before).
- * - `seed`: demo data seeded once per file and shape, in a template each test copies.
+ * - `seed`: demo data seeded once per worker and shape (a test file run alone, or a part of the
+ *   suite: tests/parts/parts.ts), in a template each test copies.
  * - The templates of a run outlive it (the files of `deno test --parallel` share no teardown): the
  *   next run drops those of runs that have ended (`oi_tpl_PID_KEY` databases,
  *   `oi-test-embedded-PID-KEY.tar` in the temporary directory).
@@ -37,7 +38,7 @@ function randomName(prefix: string): string {
 let pgTemplate: Promise<string> | undefined;
 let embeddedTemplate: Promise<Blob> | undefined;
 
-/** The demo data a test starts with (seedDemo's options), seeded once per file and shape. */
+/** The demo data a test starts with (seedDemo's options), seeded once per worker and shape. */
 export type Seed = { opportunities?: number; seed?: number };
 const pgSeeded = new Map<string, Promise<string>>();
 const embeddedSeeded = new Map<string, Promise<Blob>>();
@@ -238,7 +239,7 @@ export interface TestDbOptions {
   /** Connections of the test's pool on PostgreSQL (the embedded engine has one). Default 4. */
   max?: number;
   /**
-   * Demo data seeded before the test (seedDemo with these options): seeded once per file and
+   * Demo data seeded before the test (seedDemo with these options): seeded once per worker and
    * shape into a template, which each test gets a copy of.
    */
   seed?: Seed;
@@ -304,12 +305,13 @@ export function dbTest(
   }
 }
 
-// Every test file that imports this module drops its templates of demo data after its last test,
-// whether its tests use dbTest or withTestDb directly (the run's template stays for other files).
-Deno.test.afterAll(dropFileTemplates);
+// Each worker (a test file run alone, or a part of the suite) drops its templates of demo data after
+// its last test, whether its tests use dbTest or withTestDb directly (the run's template stays for
+// the other workers).
+Deno.test.afterAll(dropWorkerTemplates);
 
-/** Drops the test file's PostgreSQL templates of demo data. */
-async function dropFileTemplates(): Promise<void> {
+/** Drops the worker's PostgreSQL templates of demo data. */
+async function dropWorkerTemplates(): Promise<void> {
   const names = await Promise.all(pgSeeded.values());
   pgSeeded.clear();
   if (names.length === 0) return;

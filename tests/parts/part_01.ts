@@ -1,0 +1,4 @@
+/** Part 1 of the suite (tests/parts/parts.ts). */
+import { loadPart } from "./parts.ts";
+
+await loadPart(1);

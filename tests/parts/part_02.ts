@@ -1,0 +1,4 @@
+/** Part 2 of the suite (tests/parts/parts.ts). */
+import { loadPart } from "./parts.ts";
+
+await loadPart(2);

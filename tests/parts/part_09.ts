@@ -1,0 +1,4 @@
+/** Part 9 of the suite (tests/parts/parts.ts). */
+import { loadPart } from "./parts.ts";
+
+await loadPart(9);
