@@ -118,6 +118,8 @@ export function buildHandler(
   const content = createContent(db.sql, context, {
     budget: memory,
     reading: options.warm ? "background" : "wait",
+    // A fresh server's first lists go to PostgreSQL until its warm-up has read the list index.
+    listIndex: options.warm ? "warm" : undefined,
     onLookup: noteCacheLookup,
     searchConcurrency: config.db.searchConcurrency,
     listIndexMaxRows: config.db.listIndexMaxRows,

@@ -151,3 +151,21 @@ Deno.test("the newest order, sorted in chunks and merged, is the one a plain sor
   const plain = new Int32Array(n).map((_, p) => p).sort((a, b) => us[b] - us[a] || id[b] - id[a]);
   assert.deepEqual(await newestOrder(us, id), plain);
 });
+
+Deno.test("list index holder: with firstWaited, a list does not start the first load", async () => {
+  const loads: number[] = [];
+  const fake = (version: number) => ({ version, rows: version }) as unknown as ListIndex;
+  const lists = createListIndexes(async (asked) => {
+    loads.push(asked);
+    await Promise.resolve();
+    return fake(asked);
+  }, { firstWaited: true });
+  assert.equal(await lists.at(3), undefined);
+  assert.deepEqual(loads, [], "a list that does not wait starts nothing");
+  // The warm-up waits: the first load starts.
+  assert.equal((await lists.at(3, true))?.version, 3);
+  assert.deepEqual(loads, [3]);
+  // After it, a newer version is loaded in the background as without firstWaited.
+  assert.equal(await lists.at(4), undefined);
+  assert.deepEqual(loads, [3, 4]);
+});

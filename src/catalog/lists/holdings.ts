@@ -29,10 +29,11 @@ export interface HoldingOptions {
   onLookup?: (hit: boolean) => void;
   /**
    * Lists without q answered from the list index (list_index.ts): `background` loads it when
-   * a list finds none at its version and lets PostgreSQL answer meanwhile; `wait` waits for it
-   * (tests); `off`. Default: `background` with a cache, `off` without.
+   * a list finds none at its version and lets PostgreSQL answer meanwhile; `warm` the same, but
+   * its first load is started by the warm-up (content.warm), not by a list (a server); `wait`
+   * waits for it (tests); `off`. Default: `background` with a cache, `off` without.
    */
-  listIndex?: "background" | "wait" | "off";
+  listIndex?: "background" | "warm" | "wait" | "off";
   /** Opportunities at most in the list index (default MAX_INDEX_ROWS); 0: no index. */
   listIndexMaxRows?: number;
   /** Told of a list index load that failed (tried again 30 s later). */
@@ -45,7 +46,7 @@ export interface Holdings {
   cache: VersionedCache;
   cubes: Shelf;
   lists: ListIndexes | undefined;
-  listMode: "background" | "wait" | "off";
+  listMode: "background" | "warm" | "wait" | "off";
   budget: MemoryBudget;
 }
 
@@ -73,7 +74,11 @@ export function createHoldings(primary: Sql, options: HoldingOptions): Holdings 
   // Read on the primary: one long read per data version, past a replica's read deadline.
   const lists = listMode === "off" ? undefined : createListIndexes(
     () => loadListIndex(primary, options.listIndexMaxRows ?? MAX_INDEX_ROWS, admitRows(budget)),
-    { onError: options.onListIndexError, onHeld: (index) => heldIndex(budget, index) },
+    {
+      onError: options.onListIndexError,
+      onHeld: (index) => heldIndex(budget, index),
+      firstWaited: listMode === "warm",
+    },
   );
   return { cache, cubes, lists, listMode, budget };
 }

@@ -42,15 +42,23 @@ export function createListIndexes(
      * lets it go (the budget cannot hold its exact size), as if the catalogue were too large.
      */
     onHeld?: (index: ListIndex | undefined) => boolean;
+    /**
+     * The first load is started only by an ask that waits (a server's warm-up, after its first
+     * answers: src/platform/first_requests.ts), so that a fresh process's first lists do not share
+     * the cores with a long scan; later loads start in the background as before.
+     */
+    firstWaited?: boolean;
   } = {},
 ): ListIndexes {
   let held: ListIndex | undefined;
   let loading: Promise<void> | undefined;
+  let begun = false;
   let tooLargeAt = -1;
   let failedAt = -Infinity;
   const counts = { loads: 0, answered: 0, passed: 0, prefetched: 0 };
   const start = (version: number): Promise<void> => {
     if (loading) return loading;
+    begun = true;
     // The index held serves only its own version: it is let go before a newer one is read, so
     // that two are never held at once.
     if (held && held.version < version) held = undefined;
@@ -76,6 +84,7 @@ export function createListIndexes(
       if (held && held.version > version) return undefined;
       if (version <= tooLargeAt) return undefined;
       if (!wait && Date.now() - failedAt < (options.retryMs ?? 30_000)) return undefined;
+      if (!wait && options.firstWaited && !begun) return undefined;
       const started = start(version);
       if (!wait) return undefined;
       await started;
