@@ -54,6 +54,10 @@ const sides = Deno.args.flatMap((a, i) => Deno.args[i - 1] === "--side" ? [a] : 
     const [name, checkout, budget, heap] = s.split(":");
     return { name, checkout, budget: Number(budget), heap: Number(heap ?? 0) };
   });
+if (![minutes, rounds, settle].every((n) => Number.isFinite(n) && n >= 0)) {
+  console.error("--minutes, --rounds and --settle take numbers of 0 or more (see --help)");
+  Deno.exit(2);
+}
 if (mixNames.some((m) => !["cold", "warm", "questions"].includes(m))) {
   console.error(`--mixes takes cold, warm and questions, not ${mixNames.join(",")}`);
   Deno.exit(2);
