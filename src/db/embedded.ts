@@ -25,21 +25,18 @@ function serverFilePath(dataDir: string): string {
   return `${dataDir.replace(/\/+$/, "")}/server.json`;
 }
 
-/**
- * Starts PGlite in `dataDir` (or in memory) with the extensions the schema needs, and serves it
- * on 127.0.0.1. The address is written to `dataDir/server.json` so that a second process (the
- * operator CLI) can share the one owner's database instead of opening the files twice.
- */
 /** The WAL a checkpoint keeps: two segments, the least PostgreSQL accepts. */
 const WAL_BOUNDS = ["-c", "min_wal_size=32MB", "-c", "max_wal_size=32MB"];
 
-export async function startEmbedded(
-  dataDir: string,
-  options: { from?: Blob } = {},
-): Promise<EmbeddedServer> {
+/**
+ * Opens PGlite in `dataDir` (or in memory) with the extensions the schema needs, loaded from the
+ * snapshot `from` if given. startEmbedded serves it; tests reuse one between tests
+ * (tests/helpers/embedded_pool.ts).
+ */
+export async function openPglite(dataDir: string, options: { from?: Blob } = {}): Promise<PGlite> {
   const inMemory = dataDir.startsWith(MEMORY);
   if (!inMemory) await Deno.mkdir(`${dataDir}/pgdata`, { recursive: true });
-  const db = await PGlite.create({
+  return await PGlite.create({
     dataDir: inMemory ? MEMORY : `${dataDir}/pgdata`,
     extensions: { pg_trgm, unaccent },
     loadDataDir: options.from,
@@ -48,18 +45,38 @@ export async function startEmbedded(
     // a checkpoint after a large write (the demo seed: 257 MB of WAL) gives the disk back.
     startParams: [...PGlite.defaultStartParams, ...WAL_BOUNDS],
   });
+}
+
+/** `db` served on a loopback port of its own; `stop` closes the port and its connections. */
+export async function servePglite(
+  db: PGlite,
+): Promise<{ host: string; port: number; stop(): Promise<void> }> {
   const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 20 });
   await socket.start();
   const port = Number(socket.getServerConn().split(":").pop());
-  const file = inMemory ? undefined : serverFilePath(dataDir);
+  return { host: "127.0.0.1", port, stop: () => socket.stop() };
+}
+
+/**
+ * Starts PGlite in `dataDir` (or in memory) and serves it on 127.0.0.1. The address is written
+ * to `dataDir/server.json` so that a second process (the operator CLI) can share the one owner's
+ * database instead of opening the files twice.
+ */
+export async function startEmbedded(
+  dataDir: string,
+  options: { from?: Blob } = {},
+): Promise<EmbeddedServer> {
+  const db = await openPglite(dataDir, options);
+  const socket = await servePglite(db);
+  const file = dataDir.startsWith(MEMORY) ? undefined : serverFilePath(dataDir);
   if (file) {
-    const info: ServerFile = { host: "127.0.0.1", port, pid: Deno.pid };
+    const info: ServerFile = { host: socket.host, port: socket.port, pid: Deno.pid };
     await Deno.writeTextFile(file, JSON.stringify(info));
   }
   let closed = false;
   return {
-    host: "127.0.0.1",
-    port,
+    host: socket.host,
+    port: socket.port,
     dump: () => db.dumpDataDir("none"),
     close: async () => {
       if (closed) return;

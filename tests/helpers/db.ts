@@ -1,21 +1,24 @@
 /**
  * Every database test runs twice, on the local PostgreSQL and on the embedded database, each
- * time on a fresh migrated database of its own:
+ * time on a database as its template left it:
  * - PostgreSQL: a template database migrated once per run, and a copy of it per test
  *   (`create database ... template`: about 0.3 s, where migrating took 2-4 s); each copy is
- *   dropped after its test; a template of demo data (`seed`) after the file's last test.
- * - Embedded: PGlite is a single session (a `SET search_path` would leak to every connection),
- *   so each test gets its own instance, loaded from a snapshot migrated once per run (0.3 s
- *   instead of 2 s for a new one; making the snapshot took 5-8 s, once per file before).
- * - `seed`: demo data seeded once per worker and shape (a test file run alone, or a part of the
- *   suite: tests/parts/parts.ts), in a template each test copies.
+ *   dropped after its test.
+ * - Embedded: PGlite is a single session (a `SET search_path` would leak to every connection) and
+ *   takes 1-1.5 s to load, so each worker keeps an instance per template and puts it back as it
+ *   was after each test (tests/helpers/embedded_pool.ts: 0.05 s); a test that changes the schema
+ *   gets a new one. Instances are loaded from a snapshot migrated once per run.
+ * - `seed`: demo data seeded once per run and shape, in a template (a database, a snapshot) that
+ *   every worker copies.
  * - The templates of a run outlive it (the files of `deno test --parallel` share no teardown): the
- *   next run drops those of runs that have ended (`oi_tpl_PID_KEY` databases,
- *   `oi-test-embedded-PID-KEY.tar` in the temporary directory).
+ *   next run drops those of runs that have ended (`oi_tpl_PID_KEY[_sSEED]` databases,
+ *   `oi-test-embedded-PID-KEY[-sSEED].tar` in the temporary directory), and the copies a killed
+ *   run left (`oi_test_PID_...`).
  */
 import postgres from "postgres";
 import { migrate } from "../../src/db/migrate.ts";
-import { type EmbeddedServer, startEmbedded } from "../../src/db/embedded.ts";
+import { startEmbedded } from "../../src/db/embedded.ts";
+import { closeIdleDatabases, type Lease, leaseEmbedded, leasePostgres } from "./db_pools.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import type { Database, Sql } from "../../src/db/open.ts";
 
@@ -31,14 +34,10 @@ export const ENGINES: Engine[] = (Deno.env.get("TEST_ENGINES") ?? "postgres,embe
 
 const silent = () => {};
 
-function randomName(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-}
-
 let pgTemplate: Promise<string> | undefined;
 let embeddedTemplate: Promise<Blob> | undefined;
 
-/** The demo data a test starts with (seedDemo's options), seeded once per worker and shape. */
+/** The demo data a test starts with (seedDemo's options), seeded once per run and shape. */
 export type Seed = { opportunities?: number; seed?: number };
 const pgSeeded = new Map<string, Promise<string>>();
 const embeddedSeeded = new Map<string, Promise<Blob>>();
@@ -79,65 +78,78 @@ function alive(pid: number): boolean {
 }
 
 /**
- * The run's template database, migrated once for every file of the run (the files of
- * `deno test --parallel` share the process, so its pid names the run): `oi_tpl_PID_KEY`. Made
- * under an advisory lock, migrated under another name and renamed when done. It outlives the run:
- * the next run drops the templates of runs that have ended.
+ * The run's template databases, each made once for every worker of the run (the workers of
+ * `deno test --parallel` share the process, so its pid names the run): `oi_tpl_PID_KEY` migrated,
+ * `oi_tpl_PID_KEY_sSEED` with demo data. Made from `from` (none: an empty database) by `build`
+ * under an advisory lock, under another name, renamed when done. They outlive the run: the next
+ * run drops the templates of runs that have ended.
  */
-function runPgTemplate(): Promise<string> {
-  pgTemplate ??= (async () => {
-    const name = `oi_tpl_${Deno.pid}_${await migrationsKey()}`;
-    const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-    try {
-      await admin`select pg_advisory_lock(hashtext(${name}))`;
-      const [found] = await admin`select 1 from pg_database where datname = ${name}`;
-      if (!found) {
-        const old = await admin<{ datname: string }[]>`
-          select datname from pg_database where datname ~ '^oi_tpl_[0-9]+_[0-9a-f]+$'`;
-        for (const { datname } of old) {
-          if (!alive(Number(datname.split("_")[2]))) {
-            await admin.unsafe(`drop database if exists ${datname} with (force)`);
-          }
+async function sharedPgTemplate(
+  suffix: string,
+  from: string | undefined,
+  build: (sql: Sql) => Promise<unknown>,
+): Promise<string> {
+  const name = `oi_tpl_${Deno.pid}_${await migrationsKey()}${suffix}`;
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
+  try {
+    await admin`select pg_advisory_lock(hashtext(${name}))`;
+    const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+    if (!found) {
+      const old = await admin<{ datname: string }[]>`
+        select datname from pg_database
+        where datname ~ '^oi_(tpl_[0-9]+_[0-9a-f]+(_s[0-9a-f]+)?|test_[0-9]+_[0-9a-f]+)$'`;
+      for (const { datname } of old) {
+        if (!alive(Number(datname.split("_")[2]))) {
+          await admin.unsafe(`drop database if exists ${datname} with (force)`);
         }
-        const building = `${name}_new`;
-        await admin.unsafe(`drop database if exists ${building} with (force)`);
-        await admin.unsafe(`create database ${building}`);
-        // Its connection ends before any copy: a template with a session open cannot be copied.
-        const setup = postgres(pgUrl(building), { max: 1, onnotice: silent });
-        await migrate(setup);
-        await setup.end();
-        await admin.unsafe(`alter database ${building} rename to ${name}`);
       }
-      await admin`select pg_advisory_unlock(hashtext(${name}))`;
-      return name;
-    } finally {
-      await admin.end();
+      const building = `${name}_new`;
+      await admin.unsafe(`drop database if exists ${building} with (force)`);
+      await admin.unsafe(`create database ${building}${from ? ` template ${from}` : ""}`);
+      // Its connection ends before any copy: a template with a session open cannot be copied.
+      const setup = postgres(pgUrl(building), { max: 1, onnotice: silent });
+      await build(setup);
+      await setup.end();
+      await admin.unsafe(`alter database ${building} rename to ${name}`);
     }
-  })();
+    await admin`select pg_advisory_unlock(hashtext(${name}))`;
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The run's migrated template database; its name. */
+function runPgTemplate(): Promise<string> {
+  pgTemplate ??= sharedPgTemplate("", undefined, migrate);
   return pgTemplate;
 }
 
-/** The file's template database with `seed`'s demo data, seeded on first use; its name. */
+/** The run's template database with `seed`'s demo data, seeded on first use; its name. */
 function seededPgTemplate(seed: Seed): Promise<string> {
   return oncePerSeed(pgSeeded, seed, async () => {
-    const name = randomName("oi_tpl");
-    const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-    await admin.unsafe(`create database ${name} template ${await runPgTemplate()}`);
-    await admin.end();
-    const setup = postgres(pgUrl(name), { max: 1, onnotice: silent });
-    await seedDemo(setup, seed);
-    await setup.end();
-    return name;
+    const from = await runPgTemplate();
+    return sharedPgTemplate(`_s${await seedKey(seed)}`, from, (sql) => seedDemo(sql, seed));
   });
 }
 
-/** The file's embedded snapshot with `seed`'s demo data, made on first use. */
+/** The run's embedded snapshot with `seed`'s demo data, made on first use. */
 function seededEmbeddedTemplate(seed: Seed): Promise<Blob> {
-  return oncePerSeed(
-    embeddedSeeded,
-    seed,
-    async () => snapshotAfter(await runEmbeddedTemplate(), (sql) => seedDemo(sql, seed)),
+  return oncePerSeed(embeddedSeeded, seed, async () => {
+    const key = `s${await seedKey(seed)}`;
+    const from = await runEmbeddedTemplate();
+    return sharedSnapshot(key, () => snapshotAfter(from, (sql) => seedDemo(sql, seed)));
+  });
+}
+
+/** A short name for a shape of demo data (its options' digest). */
+async function seedKey(seed: Seed): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(JSON.stringify([seed.opportunities ?? null, seed.seed ?? null])),
   );
+  return [...new Uint8Array(digest)].slice(0, 4).map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /** What `make` makes for one shape of `seed`, made once and kept in `made`. */
@@ -152,54 +164,57 @@ function oncePerSeed<T>(
   return value;
 }
 
-/**
- * The run's embedded snapshot, migrated once for every file of the run and kept in a file of the
- * temporary directory (`oi-test-embedded-PID-KEY.tar`): the first file to need it makes it while
- * holding a lock file, the others wait for it. The next run removes the snapshots of runs that
- * have ended.
- */
+/** The run's migrated embedded snapshot. */
 function runEmbeddedTemplate(): Promise<Blob> {
-  embeddedTemplate ??= (async () => {
-    const dir = Deno.env.get("TMPDIR") ?? "/tmp";
-    const prefix = "oi-test-embedded-";
-    const path = `${dir}/${prefix}${Deno.pid}-${await migrationsKey()}.tar`;
-    const read = async () => new Blob([await Deno.readFile(path)]);
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      try {
-        return await read();
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      }
-      let lock: Deno.FsFile | undefined;
-      try {
-        lock = await Deno.open(`${path}.lock`, { createNew: true, write: true });
-      } catch (error) {
-        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      }
-      if (lock) {
-        try {
-          for (const entry of Deno.readDirSync(dir)) {
-            const pid = Number(entry.name.slice(prefix.length).split("-")[0]);
-            if (entry.name.startsWith(prefix) && !alive(pid)) {
-              await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
-            }
-          }
-          const blob = await migratedSnapshot();
-          const part = `${path}.${crypto.randomUUID()}`;
-          await Deno.writeFile(part, new Uint8Array(await blob.arrayBuffer()));
-          await Deno.rename(part, path);
-          return blob;
-        } finally {
-          lock.close();
-          await Deno.remove(`${path}.lock`).catch(() => {});
-        }
-      }
-      if (Date.now() > deadline) return await migratedSnapshot();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  })();
+  embeddedTemplate ??= sharedSnapshot("", migratedSnapshot);
   return embeddedTemplate;
+}
+
+/**
+ * A snapshot of the run, made once for every worker of the run by `make` and kept in a file of the
+ * temporary directory (`oi-test-embedded-PID-KEY[-SUFFIX].tar`): the first worker to need it makes
+ * it while holding a lock file, the others wait for it. The next run removes the snapshots of runs
+ * that have ended.
+ */
+async function sharedSnapshot(suffix: string, make: () => Promise<Blob>): Promise<Blob> {
+  const dir = Deno.env.get("TMPDIR") ?? "/tmp";
+  const prefix = "oi-test-embedded-";
+  const path = `${dir}/${prefix}${Deno.pid}-${await migrationsKey()}${suffix && `-${suffix}`}.tar`;
+  const read = async () => new Blob([await Deno.readFile(path)]);
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    let lock: Deno.FsFile | undefined;
+    try {
+      lock = await Deno.open(`${path}.lock`, { createNew: true, write: true });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+    if (lock) {
+      try {
+        for (const entry of Deno.readDirSync(dir)) {
+          const pid = Number(entry.name.slice(prefix.length).split("-")[0]);
+          if (entry.name.startsWith(prefix) && !alive(pid)) {
+            await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
+          }
+        }
+        const blob = await make();
+        const part = `${path}.${crypto.randomUUID()}`;
+        await Deno.writeFile(part, new Uint8Array(await blob.arrayBuffer()));
+        await Deno.rename(part, path);
+        return blob;
+      } finally {
+        lock.close();
+        await Deno.remove(`${path}.lock`).catch(() => {});
+      }
+    }
+    if (Date.now() > deadline) return await make();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** A fresh embedded database, migrated, as a snapshot. */
@@ -221,7 +236,7 @@ async function snapshotAfter(
   return blob;
 }
 
-function embeddedUrl(server: EmbeddedServer): string {
+function embeddedUrl(server: { host: string; port: number }): string {
   return `postgres://postgres@${server.host}:${server.port}/postgres`;
 }
 
@@ -239,37 +254,33 @@ export interface TestDbOptions {
   /** Connections of the test's pool on PostgreSQL (the embedded engine has one). Default 4. */
   max?: number;
   /**
-   * Demo data seeded before the test (seedDemo with these options): seeded once per worker and
+   * Demo data seeded before the test (seedDemo with these options): seeded once per run and
    * shape into a template, which each test gets a copy of.
    */
   seed?: Seed;
 }
 
-/** Opens a fresh migrated database on `engine`, runs `fn`, then throws the database away. */
+/**
+ * Lends a migrated database on `engine` as its template left it (tests/helpers/db_pools.ts), runs
+ * `fn`, then puts the database back.
+ */
 export async function withTestDb<T>(
   engine: Engine,
   fn: (db: TestDb) => Promise<T>,
   options: TestDbOptions = {},
 ): Promise<T> {
   let url: string;
-  let dispose: () => Promise<void>;
+  let lease: Lease;
   if (engine === "postgres") {
     const template = options.seed ? await seededPgTemplate(options.seed) : await runPgTemplate();
-    const name = randomName("oi_test");
-    const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-    await admin.unsafe(`create database ${name} template ${template}`);
-    url = pgUrl(name);
-    dispose = async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    };
+    lease = await leasePostgres(template, PG_ADMIN_URL, pgUrl);
+    url = pgUrl(lease.database!);
   } else {
-    const from = options.seed
-      ? await seededEmbeddedTemplate(options.seed)
-      : await runEmbeddedTemplate();
-    const server = await startEmbedded("memory://", { from });
-    url = embeddedUrl(server);
-    dispose = () => server.close();
+    const seed = options.seed;
+    lease = seed
+      ? await leaseEmbedded(`seed ${JSON.stringify(seed)}`, () => seededEmbeddedTemplate(seed))
+      : await leaseEmbedded("migrated", runEmbeddedTemplate);
+    url = embeddedUrl(lease);
   }
   // One connection on the embedded engine, as the service opens it (src/db/open.ts: PGlite is one
   // session, so several connections' statements could interleave between a Bind and an Execute).
@@ -285,11 +296,11 @@ export async function withTestDb<T>(
     return await fn({ engine, sql, url, database });
   } finally {
     await sql.end({ timeout: 5 });
-    await dispose();
+    await lease.release();
   }
 }
 
-/** Registers `name [postgres]` and `name [embedded]`, each on a fresh database. */
+/** Registers `name [postgres]` and `name [embedded]`, each on a database as its template left it. */
 export function dbTest(
   name: string,
   fn: (db: TestDb, t: Deno.TestContext) => Promise<void>,
@@ -305,17 +316,6 @@ export function dbTest(
   }
 }
 
-// Each worker (a test file run alone, or a part of the suite) drops its templates of demo data after
-// its last test, whether its tests use dbTest or withTestDb directly (the run's template stays for
-// the other workers).
-Deno.test.afterAll(dropWorkerTemplates);
-
-/** Drops the worker's PostgreSQL templates of demo data. */
-async function dropWorkerTemplates(): Promise<void> {
-  const names = await Promise.all(pgSeeded.values());
-  pgSeeded.clear();
-  if (names.length === 0) return;
-  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: silent });
-  for (const name of names) await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
+// Each worker (a test file run alone, or a part of the suite) closes the embedded instances it kept
+// between tests after its last test (the templates stay for the other workers).
+Deno.test.afterAll(closeIdleDatabases);

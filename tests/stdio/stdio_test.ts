@@ -9,11 +9,10 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import postgres from "postgres";
 import { buildHandler } from "../../main.ts";
 import { readConfig } from "../../src/platform/config.ts";
 import { loadFixture, makeKey, revokeKey, setUsed } from "../helpers/app.ts";
-import { PG_ADMIN_URL, withTestDb } from "../helpers/db.ts";
+import { withTestDb } from "../helpers/db.ts";
 
 import {
   callRaw,
@@ -33,7 +32,6 @@ Deno.test({
   sanitizeOps: false,
   fn: async (t) => {
     const tmp = await Deno.makeTempDir({ prefix: "oppintel_stdio_" });
-    let dbName: string | undefined;
     // A listener that accepts connections and never answers, for the time-out case.
     const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const held: Deno.Conn[] = [];
@@ -91,7 +89,6 @@ Deno.test({
       });
 
       await withTestDb("postgres", async (db) => {
-        dbName = new URL(db.url).pathname.slice(1);
         const ids = await loadFixture(db.sql);
         const pro = await makeKey(db.sql, "pro");
         const free = await makeKey(db.sql, "free");
@@ -522,12 +519,6 @@ Deno.test({
       }
       await accepting;
       await Deno.remove(tmp, { recursive: true });
-      if (dbName) {
-        // withTestDb leaves the file's database to dbTest's afterAll, which this file lacks.
-        const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
-        await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-        await admin.end();
-      }
     }
   },
 });
