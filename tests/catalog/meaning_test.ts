@@ -8,11 +8,17 @@ import assert from "node:assert/strict";
 import { createContent } from "../../src/catalog/content.ts";
 import { readDataVersion } from "../../src/catalog/common.ts";
 import { type OpportunityList, OpportunityQuerySchema } from "../../src/catalog/schemas.ts";
-import { type Encoder, startEncoder } from "../../src/catalog/meaning/encoder.ts";
+import {
+  type Encoder,
+  loadSentenceEncoder,
+  readyEncoder,
+  startEncoder,
+  stopEncoder,
+} from "../../src/catalog/meaning/encoder.ts";
 import { meaningSettled, syncMeaning } from "../../src/catalog/meaning/vectors.ts";
 import { importLines } from "../../src/ingest/import.ts";
 import type { Sql } from "../../src/db/open.ts";
-import { dbTest } from "../helpers/db.ts";
+import { dbTest, type TestDb } from "../helpers/db.ts";
 import { catalogueLines, type OpportunitySpec } from "../helpers/catalogue_lines.ts";
 
 const THEMES = [
@@ -51,19 +57,33 @@ const ROWS: OpportunitySpec[] = [
   willingness_to_pay_score: pay,
 }));
 
-let loaded: Promise<Encoder | undefined> | undefined;
+let model: Promise<Encoder> | undefined;
 
-/** The encoder, loaded once for the whole file (about a second). */
-async function encoder(): Promise<Encoder> {
-  loaded ??= startEncoder();
-  const ready = await loaded;
-  assert.ok(ready, "the sentence encoder loads from its npm package");
-  return ready;
+/**
+ * `dbTest` with the sentence encoder started: the model is loaded once for the whole file (about
+ * a second), and the encoder stopped at the test's end, its background embedding settled, so that
+ * no later test reads questions by meaning.
+ */
+function meaningTest(name: string, fn: (db: TestDb, t: Deno.TestContext) => Promise<void>): void {
+  dbTest(name, async (db, t) => {
+    model ??= loadSentenceEncoder();
+    const loaded = await model;
+    assert.ok(
+      await startEncoder({ load: () => Promise.resolve(loaded) }),
+      "the sentence encoder loads from its npm package",
+    );
+    try {
+      await fn(db, t);
+    } finally {
+      stopEncoder();
+      await meaningSettled(db.sql).catch(() => {});
+    }
+  });
 }
 
 async function setUp(sql: Sql): Promise<void> {
   await importLines(sql, catalogueLines(THEMES, ROWS));
-  await syncMeaning(sql, await encoder());
+  await syncMeaning(sql, readyEncoder()!);
 }
 
 async function ask(sql: Sql, params: Record<string, unknown>): Promise<OpportunityList> {
@@ -81,7 +101,7 @@ async function externalIds(sql: Sql, answer: OpportunityList): Promise<string[]>
   return answer.items.map((i) => of.get(i.id)!);
 }
 
-dbTest("a question in other words reaches its theme by meaning", async ({ sql }) => {
+meaningTest("a question in other words reaches its theme by meaning", async ({ sql }) => {
   await setUp(sql);
   const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from meaning_vectors`;
   // Two themes, one category, six titles.
@@ -97,7 +117,7 @@ dbTest("a question in other words reaches its theme by meaning", async ({ sql })
   assert.deepEqual(answer.ignored_terms, []);
 });
 
-dbTest("framing words become read_as filters that the items obey", async ({ sql }, t) => {
+meaningTest("framing words become read_as filters that the items obey", async ({ sql }, t) => {
   await setUp(sql);
   await t.step("low effort, willingness to pay: bounds; 'ideas' changed nothing", async () => {
     const answer = await ask(sql, { q: "low effort ideas with high willingness to pay" });
@@ -132,7 +152,7 @@ dbTest("framing words become read_as filters that the items obey", async ({ sql 
   });
 });
 
-dbTest("the vectors of a new import are used by the next question", async ({ sql }) => {
+meaningTest("the vectors of a new import are used by the next question", async ({ sql }) => {
   await setUp(sql);
   await importLines(
     sql,

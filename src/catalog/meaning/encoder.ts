@@ -103,17 +103,46 @@ export function startEncoder(
   memory?.reclaimable("question_vectors", forget);
   const started = performance.now();
   status = { state: "loading" };
-  loading = (options.load ?? loadSentenceEncoder)().then((encoder) => {
-    ready = encoder;
-    status = { state: "ready", load_ms: Math.round(performance.now() - started) };
-    return encoder;
-  }, (error) => {
-    options.budget?.release("encoder");
-    status = { state: "failed", error: error instanceof Error ? error.message : String(error) };
-    options.onError?.(error);
-    return undefined;
-  });
-  return loading;
+  const mine: Promise<Encoder | undefined> = (options.load ?? loadSentenceEncoder)().then(
+    (loaded) => {
+      if (loading !== mine) return undefined; // stopped while it loaded
+      // Once stopped (stopEncoder), a sync still embedding with it ends at its next step.
+      const encoder: Encoder = {
+        embed: (texts) =>
+          ready === encoder
+            ? loaded.embed(texts)
+            : Promise.reject(new Error("the sentence encoder was stopped")),
+      };
+      ready = encoder;
+      status = { state: "ready", load_ms: Math.round(performance.now() - started) };
+      return encoder;
+    },
+    (error) => {
+      if (loading !== mine) return undefined;
+      options.budget?.release("encoder");
+      status = { state: "failed", error: error instanceof Error ? error.message : String(error) };
+      options.onError?.(error);
+      return undefined;
+    },
+  );
+  loading = mine;
+  return mine;
+}
+
+/**
+ * Unloads the encoder: questions are read by their words again, the kept question vectors and
+ * the encoder's memory are given back, and a sync embedding with it ends at its next step. A later
+ * startEncoder loads one anew. Tests that load an encoder stop it at their end, so that no test
+ * after them reads questions by meaning or embeds in the background.
+ */
+export function stopEncoder(): void {
+  status = { state: "off" };
+  ready = undefined;
+  loading = undefined;
+  questions.clear();
+  memory?.release("encoder");
+  memory?.release("question_vectors");
+  memory = undefined;
 }
 
 /**
