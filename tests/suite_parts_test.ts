@@ -25,8 +25,21 @@ Deno.test("parts are even by weight: heaviest first, each to the lightest part",
 Deno.test("weigh.ts sums a JUnit report's seconds per test file", () => {
   const xml = `<testsuites><testsuite name="./tests/parts/part_01.ts">
     <testcase name="one" classname="./tests/a/x_test.ts" time="1.25" line="5" col="6"></testcase>
+    <testcase name="one &gt; a step" classname="./tests/a/x_test.ts" time="1" line="6" col="6">
+    </testcase>
     <testcase name="two" classname="./tests/a/x_test.ts" time="0.5" line="9" col="6"></testcase>
     <testcase name="three" classname="./tests/y_test.ts" time="2" line="1" col="6"><skipped/></testcase>
+    <testcase name="a db&apos;s test [postgres]" classname="./tests/helpers/db.ts" time="3"></testcase>
+    <testcase name="a db&apos;s test [embedded]" classname="./tests/helpers/db.ts" time="4"></testcase>
+    <testcase name="unknown [embedded]" classname="./tests/helpers/db.ts" time="9"></testcase>
   </testsuite></testsuites>`;
-  assert.deepEqual(weighReport(xml), { "a/x_test.ts": 1.8, "y_test.ts": 2 });
+  const sources = new Map([
+    ["a/x_test.ts", `Deno.test("one", () => {});`],
+    ["z_test.ts", `dbTest("a db's test", async () => {});`],
+  ]);
+  assert.deepEqual(weighReport(xml, sources), {
+    "a/x_test.ts": 1.8,
+    "y_test.ts": 2,
+    "z_test.ts": 7,
+  });
 });

@@ -1,13 +1,12 @@
 /**
  * Every database test runs twice, on the local PostgreSQL and on the embedded database, each
- * time on a database as its template left it:
- * - PostgreSQL: a template database migrated once per run, and a copy of it per test
- *   (`create database ... template`: about 0.3 s, where migrating took 2-4 s); each copy is
- *   dropped after its test.
- * - Embedded: PGlite is a single session (a `SET search_path` would leak to every connection) and
- *   takes 1-1.5 s to load, so each worker keeps an instance per template and puts it back as it
- *   was after each test (tests/helpers/embedded_pool.ts: 0.05 s); a test that changes the schema
- *   gets a new one. Instances are loaded from a snapshot migrated once per run.
+ * time on a database as its template left it (tests/helpers/db_pools.ts):
+ * - PostgreSQL: a template database migrated once per run; each worker keeps a copy of it
+ *   (`create database ... template`) and puts it back after each test (db_reset.ts: 0.1 s).
+ * - Embedded: PGlite is a single session and takes 1-1.5 s to load, so each worker keeps an
+ *   instance per template and puts it back the same way (0.03-0.06 s). Instances are loaded from
+ *   a snapshot migrated once per run.
+ * - A test that changes the schema, a setting or the statistics gets its database thrown away.
  * - `seed`: demo data seeded once per run and shape, in a template (a database, a snapshot) that
  *   every worker copies.
  * - The templates of a run outlive it (the files of `deno test --parallel` share no teardown): the
@@ -20,6 +19,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { startEmbedded } from "../../src/db/embedded.ts";
 import { closeIdleDatabases, type Lease, leaseEmbedded, leasePostgres } from "./db_pools.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
+import { DEFAULT_OPPORTUNITIES } from "../../src/ingest/demo.ts";
 import type { Database, Sql } from "../../src/db/open.ts";
 
 export type Engine = "postgres" | "embedded";
@@ -142,12 +142,14 @@ function seededEmbeddedTemplate(seed: Seed): Promise<Blob> {
   });
 }
 
+/** A shape of demo data as seedDemo reads it: `{}` and the default count are one shape. */
+function shapeOf(seed: Seed): string {
+  return JSON.stringify([seed.opportunities ?? DEFAULT_OPPORTUNITIES, seed.seed ?? null]);
+}
+
 /** A short name for a shape of demo data (its options' digest). */
 async function seedKey(seed: Seed): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(JSON.stringify([seed.opportunities ?? null, seed.seed ?? null])),
-  );
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(shapeOf(seed)));
   return [...new Uint8Array(digest)].slice(0, 4).map((b) => b.toString(16).padStart(2, "0"))
     .join("");
 }
@@ -158,7 +160,7 @@ function oncePerSeed<T>(
   seed: Seed,
   make: () => Promise<T>,
 ): Promise<T> {
-  const key = JSON.stringify(seed);
+  const key = shapeOf(seed);
   let value = made.get(key);
   if (!value) made.set(key, value = make());
   return value;
@@ -278,7 +280,7 @@ export async function withTestDb<T>(
   } else {
     const seed = options.seed;
     lease = seed
-      ? await leaseEmbedded(`seed ${JSON.stringify(seed)}`, () => seededEmbeddedTemplate(seed))
+      ? await leaseEmbedded(`seed ${shapeOf(seed)}`, () => seededEmbeddedTemplate(seed))
       : await leaseEmbedded("migrated", runEmbeddedTemplate);
     url = embeddedUrl(lease);
   }
