@@ -47,41 +47,56 @@ wait_for() {
   return 1
 }
 
+# The scenarios run JOBS at a time (each is mostly a Node start and a wait on the server), each in a
+# folder of its own (the runner writes its results under its working directory); their results
+# are told in the order started.
+JOBS=${CONFORMANCE_JOBS:-4}
+started=()
+running=()
+
 scenario() { # scenario URL NAME VERSION
-  local log="$work/$2@$3.log"
-  echo "== $2 ($3)"
-  # The suite writes its results under the working directory: keep them in the temp folder.
-  if (cd "$work" && deno run -A "$CONFORMANCE" server --url "$1" --scenario "$2" \
-    --spec-version "$3" --expected-failures "$BASELINE") >"$log" 2>&1; then
-    passed=$((passed + 1))
-    grep -E "^Passed:|Baseline check passed" "$log"
-  else
-    failed=$((failed + 1))
-    cat "$log"
-    echo "FAILED: $2 ($3)"
-  fi
+  local id="$2@$3"
+  while [ "${#running[@]}" -ge "$JOBS" ]; do
+    wait -n "${running[@]}" 2>/dev/null
+    local alive=()
+    for pid in "${running[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    running=("${alive[@]}")
+  done
+  mkdir -p "$work/$id"
+  (
+    cd "$work/$id" && deno run -A "$CONFORMANCE" server --url "$1" --scenario "$2" \
+      --spec-version "$3" --expected-failures "$BASELINE" >"$work/$id.log" 2>&1
+    echo $? >"$work/$id.status"
+  ) &
+  running+=($!)
+  started+=("$id")
+}
+
+# Waits for every scenario started, then tells each: its summary, or its whole log.
+report() {
+  wait "${running[@]}" 2>/dev/null
+  for id in "${started[@]}"; do
+    echo "== ${id%@*} (${id#*@})"
+    if [ "$(cat "$work/$id.status" 2>/dev/null)" = "0" ]; then
+      passed=$((passed + 1))
+      grep -E "^Passed:|Baseline check passed" "$work/$id.log"
+    else
+      failed=$((failed + 1))
+      cat "$work/$id.log"
+      echo "FAILED: ${id%@*} (${id#*@})"
+    fi
+  done
 }
 
 port=$((20000 + RANDOM % 20000))
 DATA_DIR="$work/data" PORT="$port" SEED_DEMO=1 deno run "${PERMS[@]}" main.ts \
   >"$work/service.out" 2>"$work/service.err" &
 service_pid=$!
-if wait_for "$work/service.err" 'oi_live_[A-Za-z0-9]+' 180; then
-  key=$(grep -oE 'oi_live_[A-Za-z0-9]+' "$work/service.err" | head -n 1)
-  url="http://127.0.0.1:$port/mcp/?api_key=$key"
-  for _ in $(seq 1 30); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 1; done
-  for version in 2025-06-18 2025-11-25; do
-    for s in server-initialize ping tools-list; do scenario "$url" "$s" "$version"; done
-  done
-  for s in server-stateless tools-list caching; do scenario "$url" "$s" 2026-07-28; done
-else
-  echo "The service did not print a demo key:"
-  cat "$work/service.err"
-  failed=$((failed + 9))
-fi
-
 deno run "${PERMS[@]}" tests/mcp/conformance_server.ts >"$work/fixture.out" 2>"$work/fixture.err" &
 fixture_pid=$!
+# The runner from npm, fetched once before scenarios start side by side.
+(cd "$work" && deno cache --quiet "$CONFORMANCE") || echo "could not fetch $CONFORMANCE"
+# The fixture server is ready first (the service seeds its demo data meanwhile).
 if wait_for "$work/fixture.out" '^READY ' 120; then
   read -r _ fport fkey < <(grep '^READY ' "$work/fixture.out")
   furl="http://127.0.0.1:$fport/mcp/?api_key=$fkey"
@@ -96,5 +111,20 @@ else
   failed=$((failed + 6))
 fi
 
+if wait_for "$work/service.err" 'oi_live_[A-Za-z0-9]+' 180; then
+  key=$(grep -oE 'oi_live_[A-Za-z0-9]+' "$work/service.err" | head -n 1)
+  url="http://127.0.0.1:$port/mcp/?api_key=$key"
+  for _ in $(seq 1 30); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 1; done
+  for version in 2025-06-18 2025-11-25; do
+    for s in server-initialize ping tools-list; do scenario "$url" "$s" "$version"; done
+  done
+  for s in server-stateless tools-list caching; do scenario "$url" "$s" 2026-07-28; done
+else
+  echo "The service did not print a demo key:"
+  cat "$work/service.err"
+  failed=$((failed + 9))
+fi
+
+report
 echo "conformance: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
