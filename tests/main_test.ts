@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { ENGINES, withTestDb } from "./helpers/db.ts";
+import { KEEPER } from "./helpers/db_pools.ts";
 import { prepare } from "../main.ts";
 import { readConfig } from "../src/platform/config.ts";
 
@@ -124,7 +125,8 @@ Deno.test({
       await assert.rejects(fetch(`${base}/healthz`), "the port is closed after the stop");
       const [{ n }] = await db.sql<{ n: number }[]>`
         select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and application_name <> 'psql' and pid <> pg_backend_pid()
+        where datname = current_database() and application_name not in ('psql', ${KEEPER})
+          and pid <> pg_backend_pid()
           and query not like '%pg_stat_activity%'`;
       assert.ok(n <= 1, `the service's connections are closed (${n} left)`);
     }),

@@ -17,7 +17,7 @@
 import postgres from "postgres";
 import { migrate } from "../../src/db/migrate.ts";
 import { startEmbedded } from "../../src/db/embedded.ts";
-import { closeIdleDatabases, type Lease, leaseEmbedded, leasePostgres } from "./db_pools.ts";
+import { closeIdleDatabases, leaseEmbedded, leasePostgres } from "./db_pools.ts";
 import { seedDemo } from "../../src/ingest/seed.ts";
 import { DEFAULT_OPPORTUNITIES } from "../../src/ingest/demo.ts";
 import type { Database, Sql } from "../../src/db/open.ts";
@@ -272,17 +272,19 @@ export async function withTestDb<T>(
   options: TestDbOptions = {},
 ): Promise<T> {
   let url: string;
-  let lease: Lease;
+  let release: () => Promise<void>;
   if (engine === "postgres") {
     const template = options.seed ? await seededPgTemplate(options.seed) : await runPgTemplate();
-    lease = await leasePostgres(template, PG_ADMIN_URL, pgUrl);
-    url = pgUrl(lease.database!);
+    const lease = await leasePostgres(template, PG_ADMIN_URL, pgUrl);
+    url = pgUrl(lease.database);
+    release = lease.release;
   } else {
     const seed = options.seed;
-    lease = seed
+    const lease = seed
       ? await leaseEmbedded(`seed ${shapeOf(seed)}`, () => seededEmbeddedTemplate(seed))
       : await leaseEmbedded("migrated", runEmbeddedTemplate);
     url = embeddedUrl(lease);
+    release = lease.release;
   }
   // One connection on the embedded engine, as the service opens it (src/db/open.ts: PGlite is one
   // session, so several connections' statements could interleave between a Bind and an Execute).
@@ -298,7 +300,7 @@ export async function withTestDb<T>(
     return await fn({ engine, sql, url, database });
   } finally {
     await sql.end({ timeout: 5 });
-    await lease.release();
+    await release();
   }
 }
 

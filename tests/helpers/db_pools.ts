@@ -5,8 +5,9 @@
  * - Embedded: an instance lent on a loopback port of its own (a new port for each test, as a new
  *   instance had); closing the port after the test ends every connection the test left open and
  *   rolls back their transactions.
- * - PostgreSQL: a database copied from the template once (`create database ... template`); after
- *   each test every connection to it is ended (`pg_terminate_backend`) before it is put back.
+ * - PostgreSQL: a database copied from the template once (`create database ... template`), with
+ *   a connection of its own (KEEPER) that puts it back; after each test every other connection
+ *   to it is ended (`pg_terminate_backend`) before it is put back.
  * A database that cannot be put back (the test changed its schema) is thrown away, and the next
  * test gets a new one.
  */
@@ -22,13 +23,16 @@ import {
   resetToBaseline,
 } from "./db_reset.ts";
 
-/** A database lent to one test: where it is, and `release` when the test is done with it. */
-export interface Lease {
-  /** Embedded: the loopback address. */
+/** An embedded database lent to one test: its loopback address; `release` when done with it. */
+export interface EmbeddedLease {
   host: string;
   port: number;
-  /** PostgreSQL: the database's name. */
-  database?: string;
+  release(): Promise<void>;
+}
+
+/** A PostgreSQL database lent to one test: its name; `release` when done with it. */
+export interface PostgresLease {
+  database: string;
   release(): Promise<void>;
 }
 
@@ -94,7 +98,10 @@ function sqlExecutor(sql: Sql): Executor {
  * An embedded database as `template` left it (`from` loads the template's snapshot): a kept
  * instance put back after its last test, or a new one.
  */
-export async function leaseEmbedded(template: string, from: () => Promise<Blob>): Promise<Lease> {
+export async function leaseEmbedded(
+  template: string,
+  from: () => Promise<Blob>,
+): Promise<EmbeddedLease> {
   const key = `embedded ${template}`;
   type Instance = Kept & { db: PGlite };
   let instance = take<Instance>(key);
@@ -128,29 +135,34 @@ export async function leasePostgres(
   template: string,
   adminUrl: string,
   urlOf: (database: string) => string,
-): Promise<Lease> {
+): Promise<PostgresLease> {
   const key = `postgres ${template}`;
-  type Copy = Kept & { name: string };
+  type Copy = Kept & { name: string; keeper: Sql; keeperPid: number };
   let copy = take<Copy>(key);
-  const within = async <T>(name: string, fn: (sql: Sql) => Promise<T>): Promise<T> => {
-    // No array types to fetch: the reset reads none, and the connection is one round trip less.
-    const sql = postgres(urlOf(name), { max: 1, onnotice: silent, fetch_types: false });
-    try {
-      return await fn(sql);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
-  };
   if (!copy) {
     // The run's pid in the name: a run that was killed leaves its copies to the next one to drop.
     const name = `oi_test_${Deno.pid}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     await workerAdmin(adminUrl).unsafe(`create database ${name} template ${template}`);
+    // The copy's own connection, kept with it: it reads the baseline and puts the copy back on a
+    // session whose catalogue is already read (a new session's first fingerprint took 85-120 ms,
+    // a kept one's 18). No array types to fetch: the reset reads none; no statements kept by
+    // name: the reset's `discard all` ends them.
+    const keeper = postgres(urlOf(name), {
+      max: 1,
+      onnotice: silent,
+      fetch_types: false,
+      prepare: false,
+      idle_timeout: 0,
+      connection: { application_name: KEEPER },
+    });
     const drop = async () => {
+      await keeper.end({ timeout: 5 }).catch(() => {});
       await workerAdmin(adminUrl).unsafe(`drop database if exists ${name} with (force)`);
     };
     try {
-      const baseline = await within(name, (sql) => keepBaseline(sqlExecutor(sql)));
-      copy = { name, baseline, close: drop };
+      const [{ pid }] = await keeper<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      const baseline = await keepBaseline(sqlExecutor(keeper));
+      copy = { name, baseline, keeper, keeperPid: pid, close: drop };
     } catch (error) {
       await drop();
       throw error;
@@ -158,24 +170,31 @@ export async function leasePostgres(
   }
   const held = copy;
   return {
-    host: "",
-    port: 0,
     database: held.name,
     release: () =>
       putBack(key, held, async () => {
-        // Every connection the test left (pools, subprocesses) ends before the reset.
+        // Every connection the test left (pools, subprocesses) ends before the reset; a keeper
+        // that was ended with them (the test dropped the database's sessions) throws it away.
         const sql = workerAdmin(adminUrl);
         for (let i = 0; i < 200; i++) {
           const [{ n }] = await sql<{ n: number }[]>`
             select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-            where datname = ${held.name}`;
+            where datname = ${held.name} and pid <> ${held.keeperPid}`;
           if (n === 0) break;
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
-        return await within(held.name, (sql) => resetToBaseline(sqlExecutor(sql), held.baseline));
+        const [{ pid }] = await held.keeper<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        if (pid !== held.keeperPid) return false;
+        return await resetToBaseline(sqlExecutor(held.keeper), held.baseline);
       }),
   };
 }
+
+/**
+ * The application_name of the connection kept with each PostgreSQL copy (leasePostgres): a test
+ * that counts the connections to its database leaves it out.
+ */
+export const KEEPER = "oi_test_keeper";
 
 let adminConnection: { url: string; sql: Sql } | undefined;
 

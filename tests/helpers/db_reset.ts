@@ -167,17 +167,14 @@ export async function keepBaseline(db: Executor): Promise<Baseline> {
     `select ${i} as i, count(*)::int as n, ` +
     `count(*) filter (where xmin::text::bigint > $1::bigint)::int as fresh from ${t.name}`
   ).join(" union all ");
-  const seqs = await db.query<{ name: string }>(`
-    select format('%I.%I', n.nspname, c.relname) as name from pg_class c
-    join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'S'`);
-  const values: string[] = [];
-  for (const { name } of seqs) {
-    const [row] = await db.query<{ last_value: string; is_called: boolean }>(
-      `select last_value::text, is_called from ${name}`,
-    );
-    const literal = name.replaceAll("'", "''");
-    values.push(`setval('${literal}', ${row.last_value}, ${row.is_called})`);
-  }
+  // Each sequence's value as setval takes it (pg_sequences: no last value until first called).
+  const seqs = await db.query<{ name: string; value: string; called: boolean }>(`
+    select format('%I.%I', schemaname, sequencename) as name,
+      coalesce(last_value, start_value)::text as value, last_value is not null as called
+    from pg_sequences order by 1`);
+  const values = seqs.map(({ name, value, called }) =>
+    `setval('${name.replaceAll("'", "''")}', ${value}, ${called})`
+  );
   await db.exec("discard all");
   return {
     tables,
