@@ -81,4 +81,12 @@ dbTest("the trained model reads a question in other words", async ({ sql }) => {
   assert.equal(first[0], invoices.id);
   const none = scoreThemeWords(await trainThemeWords([], []), await vectors(sql, ["owed"]));
   assert.equal(none.size, 0);
+  // The same examples again (a new data version, another database): the model trained once.
+  const again = await readThemeWords(sql, { rows: 50, generic: [], unit });
+  assert.equal(await trainThemeWords(again.themes, again.examples), model);
+  // Half the weight of one example: another model.
+  const changed = again.examples.map((e, i) => i === 0 ? { ...e, weight: e.weight / 2 } : e);
+  const other = await trainThemeWords(again.themes, changed);
+  assert.notEqual(other, model);
+  assert.notDeepEqual(other.weights, model.weights);
 });
