@@ -113,13 +113,14 @@ function logSoftmax(weights: Float64Array, v: Float32Array, out: Float64Array): 
   for (let k = 0; k < out.length; k++) out[k] -= log;
 }
 
-/** Models trained lately, by their examples' digest (TRAINED_MAX at most, least recent out). */
-const trained = new Map<string, Promise<ThemeWordModel>>();
-/** About 32 KB each at 40 themes. */
-const TRAINED_MAX = 4;
+/**
+ * The model trained last, by its examples' digest: the newest reading's, whose bytes that reading
+ * already counts in the memory budget (question_reading), so it holds nothing more.
+ */
+let trained: { key: string; model: Promise<ThemeWordModel> } | undefined;
 
 /**
- * The model of `examples`: trained once per process for the same themes and examples. Training is
+ * The model of `examples`, trained once per process while they stay the same. Training is
  * deterministic (zero weights to start, the full batch each epoch), so the model kept is the one
  * training again would give: a new data version whose themes' texts did not change, or a second
  * database holding the same catalogue, reads questions at once (training took 1.5-3.5 s of one
@@ -129,19 +130,16 @@ export async function trainThemeWords(
   themes: number[],
   examples: Example[],
 ): Promise<ThemeWordModel> {
+  if (themes.length === 0 || examples.length === 0) return await fit(themes, examples);
   const key = await digestOf(themes, examples);
-  let model = trained.get(key);
-  if (model) trained.delete(key);
-  else {
-    model = fit(themes, examples);
-    model.catch(() => trained.delete(key));
+  if (trained?.key !== key) {
+    const model = fit(themes, examples);
+    trained = { key, model };
+    model.catch(() => {
+      if (trained?.model === model) trained = undefined;
+    });
   }
-  trained.set(key, model);
-  for (const old of trained.keys()) {
-    if (trained.size <= TRAINED_MAX) break;
-    trained.delete(old);
-  }
-  return await model;
+  return await trained.model;
 }
 
 /** A SHA-256 of the themes and every example's vector, targets and weight. */
