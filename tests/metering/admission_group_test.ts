@@ -173,6 +173,10 @@ if (ENGINES.includes("postgres")) {
           onnotice: () => {},
           connection: { deadlock_timeout: "4s" },
         });
+        // Its array types read before the group's statement: postgres.js reads them on a pool's
+        // first connection, and a statement sent on a second one meanwhile had its text[]
+        // parameters sent as "a,b" (malformed array literal) on a busy machine.
+        await pool`select 1`;
         const groups = admissionGroups(pool);
         const before = { ...groups.stats };
         // Polled until true, 10 s at most.
