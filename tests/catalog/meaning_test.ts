@@ -117,6 +117,14 @@ meaningTest("a question in other words reaches its theme by meaning", async ({ s
   assert.deepEqual(answer.ignored_terms, []);
 });
 
+meaningTest("a question that is a theme's name alone is answered by its words", async ({ sql }) => {
+  await setUp(sql);
+  // The named theme leaves no text to embed (the model cannot embed an empty one).
+  const answer = await ask(sql, { q: "late invoice chasing" });
+  assert.ok(answer.items.length > 0);
+  assert.ok((await externalIds(sql, answer)).every((id) => id.startsWith("i")));
+});
+
 meaningTest("framing words become read_as filters that the items obey", async ({ sql }, t) => {
   await setUp(sql);
   await t.step("low effort, willingness to pay: bounds; 'ideas' changed nothing", async () => {

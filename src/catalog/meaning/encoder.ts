@@ -188,9 +188,11 @@ function forget(bytes: number): number {
 
 /**
  * The vector of a question's text, kept for the next time; undefined when the encoder is not
- * ready (the question is read by its words).
+ * ready, or for a text without a word (a question that was all a named theme's words: the model
+ * cannot embed an empty text), and the question is read by its words.
  */
 export async function embedQuestion(text: string): Promise<Float32Array | undefined> {
+  if (text.trim() === "") return undefined;
   const kept = questions.get(text);
   if (kept) {
     questions.delete(text);
